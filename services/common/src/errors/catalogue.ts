@@ -1,0 +1,100 @@
+/**
+ * The one catalogue of stable error codes. Every error a client can see carries one of these codes;
+ * `GET /api/errors/docs` serves exactly this table.
+ */
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/** One catalogue entry: how a code surfaces over HTTP, gRPC and the OpenAI-compatible API. */
+export interface ErrorSpec {
+  /** HTTP status on the REST facade. */
+  readonly http: number;
+  /** gRPC status code between services. */
+  readonly grpc: GrpcStatus;
+  /** One-line meaning. */
+  readonly message: string;
+  /** What the caller can do about it. */
+  readonly hint: string;
+  /** `error.type` on /v1 (OpenAI-compatible) routes. */
+  readonly openaiType: 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'server_error' | 'not_found_error';
+  /** True when retrying the same request later may succeed. */
+  readonly retryable: boolean;
+}
+
+const invalid = (message: string, hint: string): ErrorSpec => ({
+  http: 422, grpc: GrpcStatus.INVALID_ARGUMENT, message, hint, openaiType: 'invalid_request_error', retryable: false,
+});
+
+export const ERROR_CATALOGUE = {
+  VALIDATION_FAILED: invalid('The request failed validation.', 'Read `detail` for the offending fields and fix them.'),
+  REQUEST_JSON_MALFORMED: invalid('The request body is not valid JSON.', 'Send a well-formed JSON object.'),
+  REQUEST_CONTENT_TYPE_UNSUPPORTED: {
+    http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request content type is not accepted by this operation.',
+    hint: 'Send the content type the operation documents (application/json or multipart/form-data).', openaiType: 'invalid_request_error', retryable: false,
+  },
+  REQUEST_BODY_TOO_LARGE: {
+    http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request body exceeds the size limit.',
+    hint: 'Send a smaller body; see `limits` in GET /api/capabilities.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  TTS_TEXT_EMPTY: invalid('The text is empty or only white space.', 'Send at least one speakable character.'),
+  TTS_TEXT_TOO_LONG: invalid('The text is longer than the limit.', 'Split the text or use the asynchronous job API; see `limits` in GET /api/capabilities.'),
+  TTS_VOICE_NOT_FOUND: invalid('The voice does not exist.', 'Pick a voice id from GET /v1/audio/voices.'),
+  TTS_ENGINE_NOT_FOUND: invalid('The engine does not exist.', 'Pick an engine from GET /api/plugins/engines.'),
+  TTS_ENGINE_VOICE_MISMATCH: invalid('The voice does not belong to the requested engine.', 'Omit the engine or pick a voice of that engine.'),
+  TTS_MODEL_NOT_FOUND: invalid('The model does not exist.', 'Pick a model id from GET /v1/models.'),
+  TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac.'),
+  TTS_SPEED_OUT_OF_RANGE: invalid('The speed is outside 0.25 to 4.0.', 'Send a speed between 0.25 and 4.0.'),
+  TTS_SAMPLE_RATE_INVALID: invalid('The sample rate is not supported.', 'Send a sample rate between 8000 and 48000 Hz.'),
+  TTS_MODE_UNSUPPORTED: invalid('The mode is not supported.', 'See `modes` in GET /api/capabilities.'),
+  TTS_ENGINE_UNAVAILABLE: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The engine is not loaded on any ready node.',
+    hint: 'Retry later; GET /api/plugins/engines shows engine readiness.', openaiType: 'server_error', retryable: true,
+  },
+  TTS_ENGINE_FAILED: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The engine failed while synthesizing this request.',
+    hint: 'Retry the request; the node restarts the failed engine worker.', openaiType: 'server_error', retryable: true,
+  },
+  TTS_NO_NODE_AVAILABLE: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'No inference node is ready to take the request.',
+    hint: 'Retry after the Retry-After delay.', openaiType: 'server_error', retryable: true,
+  },
+  TTS_NODE_OVERLOADED: {
+    http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The inference node queue is full.',
+    hint: 'Retry after the Retry-After delay, or use the asynchronous job API.', openaiType: 'server_error', retryable: true,
+  },
+  TTS_DEADLINE_EXCEEDED: {
+    http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'Synthesis did not finish within the deadline.',
+    hint: 'Send shorter text or use the asynchronous job API.', openaiType: 'server_error', retryable: true,
+  },
+  TTS_CANCELLED: {
+    http: 499, grpc: GrpcStatus.CANCELLED, message: 'The request was cancelled by the caller.',
+    hint: 'Nothing to do; the work was stopped.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  AUDIO_ENCODING_FAILED: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The audio encoder failed.',
+    hint: 'Retry, or ask for wav or pcm.', openaiType: 'server_error', retryable: true,
+  },
+  ROUTE_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.UNIMPLEMENTED, message: 'No operation exists at this path.',
+    hint: 'See GET /api/openapi/export for the operations.', openaiType: 'not_found_error', retryable: false,
+  },
+  METHOD_NOT_ALLOWED: {
+    http: 405, grpc: GrpcStatus.UNIMPLEMENTED, message: 'The path does not accept this HTTP method.',
+    hint: 'See GET /api/openapi/export for the methods of this path.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  SERVICE_SHUTTING_DOWN: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The service is shutting down.',
+    hint: 'Retry; another replica takes the request.', openaiType: 'server_error', retryable: true,
+  },
+  INTERNAL_ERROR: {
+    http: 500, grpc: GrpcStatus.INTERNAL, message: 'An unexpected error occurred.',
+    hint: 'Retry; if it persists, report the request_id.', openaiType: 'server_error', retryable: true,
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** A stable error code from the catalogue. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** True when `code` is a catalogue code. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code);
+}

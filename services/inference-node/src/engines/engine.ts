@@ -1,0 +1,79 @@
+/**
+ * The capability interface every synthesis engine implements. The node, the scheduler and the facade
+ * look engines up through the registry; nothing imports a concrete engine except the registry's
+ * factory table.
+ */
+import type { PcmAudio } from '../../../common/src/audio/pcm.js';
+
+/** A voice an engine offers. `id` is "engine:name" and unique across engines. */
+export interface VoiceDescriptor {
+  readonly id: string;
+  readonly name: string;
+  readonly engine: string;
+  /** Primary BCP-47 language tag, e.g. "en-US". */
+  readonly language: string;
+  readonly languages: readonly string[];
+  readonly gender: 'female' | 'male' | 'neutral' | 'unknown';
+  /** Native output rate in Hz. */
+  readonly sampleRate: number;
+  readonly quality: 'low' | 'medium' | 'high';
+  readonly description: string;
+}
+
+/** One unit of work: a single sentence (or short chunk) of already-normalized text. */
+export interface EngineInput {
+  readonly text: string;
+  /** Voice id ("engine:name") of this engine. */
+  readonly voice: string;
+  /** Requested speed factor (1 = normal). Engines apply it natively within `nativeSpeed`. */
+  readonly speed: number;
+  /** Aborted when the caller cancels; engines stop or discard the work. */
+  readonly signal?: AbortSignal;
+}
+
+/** What an engine returns for one input. */
+export interface EngineOutput {
+  readonly audio: PcmAudio;
+  /** True when the engine applied `speed` itself; otherwise the node time-stretches. */
+  readonly speedApplied: boolean;
+}
+
+/** Speed factors an engine applies natively (without time-stretching). */
+export interface SpeedRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** A synthesis engine. */
+export interface SynthesisEngine {
+  /** Registry name, e.g. "flite"; the prefix of its voice ids. */
+  readonly name: string;
+  readonly description: string;
+  /** Speed factors applied natively; null when the engine has no rate control. */
+  readonly nativeSpeed: SpeedRange | null;
+  /** Largest batch `synthesize` accepts; 1 for engines without batching. */
+  readonly maxBatchSize: number;
+  /** Syntheses the engine runs at once (worker threads, processes, ...). */
+  readonly concurrency: number;
+  /** Execution device actually in use ("cpu", "cuda", ...). */
+  readonly device: string;
+  /** Extra capabilities advertised to clients, e.g. "phonemize", "multilingual". */
+  readonly features: readonly string[];
+  /** Loads models / starts workers. Rejects when the engine cannot run on this machine. */
+  load(): Promise<void>;
+  /** Voices available once loaded. */
+  voices(): readonly VoiceDescriptor[];
+  /** Synthesizes each input; the result at index i answers input i. */
+  synthesize(batch: readonly EngineInput[]): Promise<EngineOutput[]>;
+  /** Stops workers and frees resources. */
+  close(): Promise<void>;
+}
+
+/** Converts text to IPA phonemes (espeak-ng), as Piper-format voices expect. */
+export interface Phonemizer {
+  /**
+   * Phonemizes `text` with the espeak-ng voice `espeakVoice` (e.g. "en-us").
+   * Returns one IPA string per clause/sentence, with punctuation kept as Piper does.
+   */
+  phonemize(text: string, espeakVoice: string): Promise<string[]>;
+}
