@@ -26,3 +26,49 @@ export function floatToInt16(samples: Float32Array): Int16Array {
   }
   return out;
 }
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Encodes float samples as signed 16-bit little-endian bytes, scaled by 32768 and clamped (as ffmpeg
+ * converts flt to s16), so `decodePcm16le(encodePcm16le(x))` returns 16-bit samples unchanged.
+ */
+export function encodePcm16le(samples: Float32Array): Buffer {
+  const ints = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) {
+    const v = Math.round(samples[i]! * 32768);
+    ints[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v || 0; // `|| 0` maps NaN to silence
+  }
+  if (!LITTLE_ENDIAN_HOST) {
+    const out = Buffer.allocUnsafe(ints.length * 2);
+    for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i]!, i * 2);
+    return out;
+  }
+  return Buffer.from(ints.buffer, 0, ints.byteLength);
+}
+
+/** Decodes signed 16-bit little-endian bytes to float samples (value / 32768); a trailing odd byte is ignored. */
+export function decodePcm16le(bytes: Uint8Array): Float32Array {
+  const count = bytes.length >> 1;
+  const out = new Float32Array(count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, count * 2);
+  for (let i = 0; i < count; i++) out[i] = view.getInt16(i * 2, true) / 32768;
+  return out;
+}
+
+/** Encodes float samples as 32-bit float little-endian bytes (ffmpeg's `f32le`). */
+export function encodeFloat32le(samples: Float32Array): Buffer {
+  if (LITTLE_ENDIAN_HOST) return Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength));
+  const out = Buffer.allocUnsafe(samples.length * 4);
+  for (let i = 0; i < samples.length; i++) out.writeFloatLE(samples[i]!, i * 4);
+  return out;
+}
+
+/** Decodes 32-bit float little-endian bytes (ffmpeg's `f32le`); trailing bytes short of a sample are ignored. */
+export function decodeFloat32le(bytes: Uint8Array): Float32Array {
+  const count = bytes.length >> 2;
+  const out = new Float32Array(count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, count * 4);
+  for (let i = 0; i < count; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}

@@ -40,7 +40,10 @@ export const ERROR_CATALOGUE = {
   TTS_VOICE_NOT_FOUND: invalid('The voice does not exist.', 'Pick a voice id from GET /v1/audio/voices.'),
   TTS_ENGINE_NOT_FOUND: invalid('The engine does not exist.', 'Pick an engine from GET /api/plugins/engines.'),
   TTS_ENGINE_VOICE_MISMATCH: invalid('The voice does not belong to the requested engine.', 'Omit the engine or pick a voice of that engine.'),
-  TTS_MODEL_NOT_FOUND: invalid('The model does not exist.', 'Pick a model id from GET /v1/models.'),
+  TTS_MODEL_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The model does not exist.',
+    hint: 'Pick a model id from GET /v1/models.', openaiType: 'invalid_request_error', retryable: false,
+  },
   TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac.'),
   TTS_SPEED_OUT_OF_RANGE: invalid('The speed is outside 0.25 to 4.0.', 'Send a speed between 0.25 and 4.0.'),
   TTS_SAMPLE_RATE_INVALID: invalid('The sample rate is not supported.', 'Send a sample rate between 8000 and 48000 Hz.'),
@@ -88,6 +91,27 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: {
     http: 500, grpc: GrpcStatus.INTERNAL, message: 'An unexpected error occurred.',
     hint: 'Retry; if it persists, report the request_id.', openaiType: 'server_error', retryable: true,
+  },
+  AUDIO_DECODE_FAILED: invalid('The audio could not be decoded.', 'Send a valid audio file (WAV, MP3, Ogg/Opus, FLAC or AAC) with at least one audio stream.'),
+  AUDIO_PROCESSING_FAILED: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'An audio processing step (such as the speed change) failed.',
+    hint: 'Retry, or send speed 1.0.', openaiType: 'server_error', retryable: true,
+  },
+  MODEL_NOT_INSTALLED: {
+    http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The model is not installed on this node.',
+    hint: 'Install it with the model manager (needs the model hub), or copy its files into a TTS_MODEL_DIR directory.', openaiType: 'server_error', retryable: false,
+  },
+  MODEL_DOWNLOAD_FAILED: {
+    http: 502, grpc: GrpcStatus.UNAVAILABLE, message: 'The model could not be downloaded from the model hub.',
+    hint: 'Retry; a partial download resumes where it stopped. Check the hub URL and the network.', openaiType: 'server_error', retryable: true,
+  },
+  MODEL_CHECKSUM_MISMATCH: {
+    http: 502, grpc: GrpcStatus.DATA_LOSS, message: 'A downloaded model file does not match its catalogue checksum.',
+    hint: 'Retry the install (the bad file was discarded); if it persists, the catalogue or the hub revision is wrong.', openaiType: 'server_error', retryable: true,
+  },
+  MODEL_HUB_UNAUTHORIZED: {
+    http: 502, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The model hub refused the download (401/403).',
+    hint: 'Set the model-hub token (TTS_MODEL_HUB_TOKEN) to one with access to the repository.', openaiType: 'server_error', retryable: false,
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -1,0 +1,59 @@
+/**
+ * Builds the Express application: request ids, JSON parsing, the OpenAPI validator, one route per
+ * documented operation, and the one error middleware.
+ */
+import express, { type Express, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { errorMiddleware, notFound } from './middleware/errors.js';
+import { requestId, requestIdOf } from './middleware/request-id.js';
+import { operationsOf } from './domain/openapi-document.js';
+import type { FacadeDeps, OperationHandler } from './operation.js';
+import { OPERATIONS } from './operations.js';
+
+function route(handler: OperationHandler, deps: FacadeDeps): RequestHandler {
+  return async (req, res) => {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    await handler({ req, res, deps, requestId: requestIdOf(res), signal: controller.signal });
+  };
+}
+
+/** Registers every documented operation; throws when the document and the handler table disagree. */
+function registerOperations(app: Express, deps: FacadeDeps): void {
+  const documented = operationsOf(deps.openapi);
+  const table: Record<string, OperationHandler> = OPERATIONS;
+  const missing = documented.filter((o) => !table[o.operationId]).map((o) => o.operationId);
+  const extra = Object.keys(table).filter((id) => !documented.some((o) => o.operationId === id));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(`OpenAPI document and handler table disagree: missing handlers [${missing.join(', ')}], undocumented handlers [${extra.join(', ')}]`);
+  }
+  for (const op of documented) {
+    const path = op.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+    app[op.method](path, route(table[op.operationId]!, deps));
+  }
+}
+
+/** Creates the facade's Express app. */
+export function createApp(deps: FacadeDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', 'loopback');
+  app.use(requestId());
+  app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(deps.openapi.document) as never,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, removeAdditional: false },
+      validateResponses: deps.config.validateResponses,
+      validateApiSpec: true,
+      ignoreUndocumented: false,
+    }),
+  );
+  registerOperations(app, deps);
+  app.use(notFound());
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

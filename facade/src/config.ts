@@ -1,0 +1,50 @@
+/**
+ * Facade configuration, read once from the environment and frozen.
+ */
+import { envBool, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
+
+/** Configuration of the REST/OpenAI facade. */
+export interface FacadeConfig {
+  /** HTTP port; 0 picks a free one. @default 8080 (PORT) */
+  readonly port: number;
+  /** Interface to listen on. @default "0.0.0.0" (HOST) */
+  readonly host: string;
+  /** Scheduler gRPC address. @default "127.0.0.1:50051" (SCHEDULER_ADDRESS) */
+  readonly schedulerAddress: string;
+  /** Deadline of one synchronous synthesis, ms. @default 120000 (TTS_REQUEST_TIMEOUT_MS) */
+  readonly requestTimeoutMs: number;
+  /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
+  readonly maxBodyBytes: number;
+  /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
+  readonly maxTextChars: number;
+  /** Default voice reported by health and capabilities. @default "festival:slt" (TTS_DEFAULT_VOICE) */
+  readonly defaultVoice: string;
+  /** Where data lives. @default "./data" (DATA_DIR) */
+  readonly dataDir: string;
+  /** External PostgreSQL; none = embedded PGlite. (DATABASE_URL) */
+  readonly databaseUrl: string | undefined;
+  /** External Redis; none = in-process. (REDIS_URL) */
+  readonly redisUrl: string | undefined;
+  /** Validate JSON responses against the OpenAPI document (tests; costs time). @default false (TTS_VALIDATE_RESPONSES) */
+  readonly validateResponses: boolean;
+  /** Retries of a synchronous synthesis on another node after a retryable failure. @default 1 (TTS_SYNTH_RETRIES) */
+  readonly synthRetries: number;
+}
+
+/** Reads the facade configuration; throws ConfigError naming a bad variable. */
+export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
+  return Object.freeze({
+    port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
+    host: envString(env, 'HOST', '0.0.0.0'),
+    schedulerAddress: envString(env, 'SCHEDULER_ADDRESS', '127.0.0.1:50051'),
+    requestTimeoutMs: envInt(env, 'TTS_REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
+    maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
+    maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
+    defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
+    dataDir: envString(env, 'DATA_DIR', './data'),
+    databaseUrl: envOptional(env, 'DATABASE_URL'),
+    redisUrl: envOptional(env, 'REDIS_URL'),
+    validateResponses: envBool(env, 'TTS_VALIDATE_RESPONSES', false),
+    synthRetries: envInt(env, 'TTS_SYNTH_RETRIES', 1, { min: 0, max: 5 }),
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * The facade's only way to synthesis: ask the scheduler which node should run the request
+ * (PickNode, by load), then call that node's Synthesizer over gRPC. A retryable failure before any
+ * audio reached the client is retried once on another node. Field paths in node errors are
+ * translated to the caller's body field names.
+ */
+import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
+import type { PickNodeResponse } from '../../../gen/tts/v1/scheduler.js';
+import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '../../../gen/tts/v1/synthesis.js';
+import type { ErrorCode } from '../../../services/common/src/errors/catalogue.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { callUnary, deadlineIn, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
+import { fromServiceError } from '../../../services/common/src/grpc/errors.js';
+
+/** Maps SynthesizeRequest field names to the caller's body field names (e.g. text -> input). */
+export type FieldNames = Readonly<Partial<Record<keyof SynthesizeRequest | 'encoding', string>>>;
+
+/** A streaming synthesis whose first message (stream info) has arrived. */
+export interface SynthesisStream {
+  readonly info: StreamInfo;
+  readonly nodeId: string;
+  /** Audio chunks after the info message; the last carries metrics. */
+  readonly chunks: AsyncIterable<AudioChunk>;
+}
+
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'TTS_ENGINE_FAILED',
+  'TTS_NODE_OVERLOADED',
+  'SERVICE_SHUTTING_DOWN',
+  'TTS_ENGINE_UNAVAILABLE',
+  'TTS_NO_NODE_AVAILABLE',
+]);
+
+/** Options of the gateway. */
+export interface SynthesisGatewayOptions {
+  readonly schedulerAddress: string;
+  /** Deadline of one synthesis call, ms. */
+  readonly timeoutMs: number;
+  /** Extra attempts on another node after a retryable failure. */
+  readonly retries: number;
+}
+
+/** Routes synthesis requests to inference nodes. */
+export class SynthesisGateway {
+  constructor(private readonly options: SynthesisGatewayOptions) {}
+
+  /** Asks the scheduler for a node. */
+  async pick(req: SynthesizeRequest, exclude: readonly string[]): Promise<PickNodeResponse> {
+    const scheduler = schedulerClient(this.options.schedulerAddress);
+    try {
+      return await callUnary(
+        scheduler.pickNode.bind(scheduler),
+        { voice: req.voice, engine: req.engine, characters: req.text.length, tenantId: req.tenantId, excludeNodeIds: [...exclude] },
+        { timeoutMs: 2000 },
+      );
+    } catch (err) {
+      const e = fromServiceError(err);
+      // Transport failure to the scheduler itself.
+      if (e.code === 'INTERNAL_ERROR') throw new TtsError('TTS_NO_NODE_AVAILABLE', 'The scheduler is unreachable.', { retryAfterSec: 2 });
+      throw e;
+    }
+  }
+
+  /** Whole-file synthesis. */
+  async synthesize(req: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<{ response: SynthesizeResponse; nodeId: string }> {
+    return this.withRetries(req, fields, async (node) => {
+      const client = synthesizerClient(node.address);
+      const response = await callUnary(client.synthesize.bind(client), req, { timeoutMs: this.options.timeoutMs, signal });
+      return { response, nodeId: node.nodeId };
+    });
+  }
+
+  /** Streaming synthesis; resolves once the node has validated the request and sent its stream info. */
+  async stream(req: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<SynthesisStream> {
+    return this.withRetries(req, fields, async (node) => {
+      const client = synthesizerClient(node.address);
+      const call: ClientReadableStream<AudioChunk> = client.synthesizeStream(req, new Metadata(), { deadline: deadlineIn(this.options.timeoutMs) });
+      const onAbort = (): void => call.cancel();
+      if (signal.aborted) call.cancel();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      const iterator = call[Symbol.asyncIterator]() as AsyncIterator<AudioChunk>;
+      let first: IteratorResult<AudioChunk>;
+      try {
+        first = await iterator.next();
+      } catch (err) {
+        signal.removeEventListener('abort', onAbort);
+        throw fromServiceError(err);
+      }
+      if (first.done || !first.value.info) {
+        signal.removeEventListener('abort', onAbort);
+        throw new TtsError('TTS_ENGINE_FAILED', 'The node ended the stream without audio.');
+      }
+      const chunks: AsyncIterable<AudioChunk> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            try {
+              const n = await iterator.next();
+              if (n.done) signal.removeEventListener('abort', onAbort);
+              return n;
+            } catch (err) {
+              signal.removeEventListener('abort', onAbort);
+              throw translate(fromServiceError(err), fields);
+            }
+          },
+          return: async () => {
+            call.cancel();
+            signal.removeEventListener('abort', onAbort);
+            return { done: true, value: undefined };
+          },
+        }),
+      };
+      return { info: first.value.info, nodeId: node.nodeId, chunks };
+    });
+  }
+
+  private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: PickNodeResponse) => Promise<T>): Promise<T> {
+    const exclude: string[] = [];
+    for (let i = 0; ; i++) {
+      const node = await this.pick(req, exclude);
+      try {
+        return await attempt(node);
+      } catch (err) {
+        const e = translate(fromServiceError(err), fields);
+        if (i >= this.options.retries || !RETRYABLE.has(e.code)) throw e;
+        exclude.push(node.nodeId);
+      }
+    }
+  }
+}
+
+/** Rewrites a node error's field path (["text"]) to the caller's body path (["body", "input"]). */
+function translate(err: TtsError, fields: FieldNames): TtsError {
+  const head = err.loc[0];
+  if (typeof head !== 'string' || head === 'body' || head === 'query') return err;
+  const mapped = fields[head as keyof FieldNames] ?? head;
+  return new TtsError(err.code, err.message, {
+    loc: ['body', mapped, ...err.loc.slice(1)],
+    ...(err.retryAfterSec === undefined ? {} : { retryAfterSec: err.retryAfterSec }),
+  });
+}

@@ -1,0 +1,46 @@
+import type { AudioFormat } from '../../../services/common/src/audio/index.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { engineOfModel, resolveClientVoice } from '../domain/voices.js';
+import { pipeAudio, pipeSse, setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
+import type { FieldNames } from '../domain/synthesis.js';
+import type { OperationHandler } from '../operation.js';
+
+interface SpeechBody {
+  model: string;
+  input: string;
+  voice: string;
+  response_format?: AudioFormat;
+  speed?: number;
+  instructions?: string;
+  stream_format?: 'audio' | 'sse';
+  sample_rate?: number;
+}
+
+const FIELDS: FieldNames = { text: 'input', voice: 'voice', engine: 'model', speed: 'speed', encoding: 'response_format', sampleRate: 'sample_rate' };
+
+/** POST /v1/audio/speech: OpenAI-compatible, streamed as sentences are ready. */
+export const createSpeech: OperationHandler = async ({ req, res, deps, requestId, signal }) => {
+  const body = req.body as SpeechBody;
+  if (body.input.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'input is empty or only white space.', { loc: ['body', 'input'] });
+  const snap = await deps.cluster.snapshot();
+  const engines = [...new Set(snap.nodes.flatMap((n) => n.engines.map((e) => e.name)))];
+  const engine = engineOfModel(body.model, engines);
+  const voice = resolveClientVoice(body.voice, engine, snap.voices, deps.config.defaultVoice);
+  const request = synthesizeRequestOf({
+    requestId,
+    tenantId: '',
+    text: body.input,
+    voice,
+    engine,
+    speed: body.speed ?? 1,
+    format: body.response_format ?? 'mp3',
+    sampleRate: body.sample_rate ?? 0,
+    language: '',
+    rawText: false,
+    instructions: body.instructions ?? '',
+  });
+  const stream = await deps.gateway.stream(request, FIELDS, signal);
+  setVoiceHeaders(res, { voice: stream.info.voice, engine: stream.info.engine, nodeId: stream.nodeId, sampleRate: stream.info.sampleRate });
+  if (body.stream_format === 'sse') await pipeSse(stream, res, signal);
+  else await pipeAudio(stream, res, signal);
+};

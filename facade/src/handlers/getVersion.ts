@@ -1,0 +1,15 @@
+import { SERVICE_NAME, VERSION } from '../../../services/common/src/version.js';
+import type { OperationHandler } from '../operation.js';
+
+/** GET /api/system/version. */
+export const getVersion: OperationHandler = async ({ res, deps }) => {
+  const info = deps.openapi.document['info'] as { version?: string } | undefined;
+  res.json({
+    service: SERVICE_NAME,
+    version: VERSION,
+    api_version: info?.version ?? VERSION,
+    openapi: String(deps.openapi.document['openapi'] ?? ''),
+    node: process.version,
+    commit: process.env['GIT_COMMIT'] ?? null,
+  });
+};

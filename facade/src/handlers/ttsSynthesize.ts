@@ -1,0 +1,50 @@
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { AudioFormat } from '../../../services/common/src/audio/index.js';
+import { resolveClientVoice } from '../domain/voices.js';
+import { setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
+import type { FieldNames } from '../domain/synthesis.js';
+import type { OperationHandler } from '../operation.js';
+
+interface TtsBody {
+  text: string;
+  voice?: string;
+  mode?: 'auto' | 'preset';
+  format?: AudioFormat;
+  consent_confirmed?: boolean;
+  speed?: number;
+  sample_rate?: number;
+  engine?: string;
+  language?: string;
+  normalize?: boolean;
+}
+
+const FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', speed: 'speed', encoding: 'format', sampleRate: 'sample_rate', language: 'language' };
+
+/** POST /api/tts: whole-file synthesis. */
+export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestId, signal }) => {
+  const body = req.body as TtsBody;
+  if (body.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'text is empty or only white space.', { loc: ['body', 'text'] });
+  const engine = body.engine ?? '';
+  let voice = body.voice ?? '';
+  if (voice !== '' && !voice.includes(':')) {
+    const snap = await deps.cluster.snapshot();
+    voice = resolveClientVoice(voice, engine, snap.voices, deps.config.defaultVoice);
+  }
+  const request = synthesizeRequestOf({
+    requestId,
+    tenantId: '',
+    text: body.text,
+    voice,
+    engine,
+    speed: body.speed ?? 1,
+    format: body.format ?? 'wav',
+    sampleRate: body.sample_rate ?? 0,
+    language: body.language ?? '',
+    rawText: body.normalize === false,
+    instructions: '',
+  });
+  const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
+  setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
+  if (response.metrics) res.setHeader('X-Audio-Duration-Sec', response.metrics.audioSeconds.toFixed(3));
+  res.status(200).type(response.contentType).send(Buffer.from(response.audio));
+};

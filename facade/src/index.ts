@@ -1,0 +1,7 @@
+/**
+ * The REST and OpenAI-compatible facade: Express 5 validated by one OpenAPI 3.1 document,
+ * reaching synthesis only through gRPC (scheduler -> inference node).
+ */
+export { start, type FacadeStartOptions, type RunningFacade } from './server.js';
+export { loadFacadeConfig, type FacadeConfig } from './config.js';
+export { createApp } from './app.js';

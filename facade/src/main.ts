@@ -1,0 +1,22 @@
+/** Process entry point of the facade. */
+import { exitWithParent } from '../../services/common/src/process/parent-watch.js';
+import { createLogger } from '../../services/common/src/logging/logger.js';
+import { start } from './server.js';
+
+const logger = createLogger('facade');
+try {
+  const facade = await start({ logger });
+  let signalled = false;
+  const shutdown = (signal: string): void => {
+    if (signalled) return;
+    signalled = true;
+    logger.info('shutting down', { signal });
+    facade.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitWithParent(shutdown);
+} catch (err) {
+  logger.error('facade failed to start', { err });
+  process.exit(1);
+}

@@ -1,0 +1,149 @@
+/**
+ * The one error middleware: every error (a handler's TtsError, the OpenAPI validator's, the body
+ * parser's, or an unexpected one) becomes one of the three documented bodies:
+ * - /api/* validation failures: 422 HTTPValidationError {detail: [{loc, msg, type}], code, request_id}
+ * - other /api/* errors: {code, message, request_id, hint}
+ * - /v1/* errors: OpenAI's {error: {message, type, param, code}}
+ * Internal failures are logged with the request id; their messages never reach the client.
+ */
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../../services/common/src/errors/catalogue.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { requestIdOf } from './request-id.js';
+
+/** One field problem, FastAPI style. */
+export interface ValidationIssue {
+  readonly loc: (string | number)[];
+  readonly msg: string;
+  readonly type: string;
+}
+
+interface Problem {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly issues: ValidationIssue[];
+  readonly retryAfterSec: number | undefined;
+}
+
+interface ValidatorError {
+  status: number;
+  errors: { path?: string; message?: string; errorCode?: string }[];
+}
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  return typeof err === 'object' && err !== null && typeof (err as ValidatorError).status === 'number' && Array.isArray((err as ValidatorError).errors);
+}
+
+const PYDANTIC_TYPES: Readonly<Record<string, string>> = {
+  required: 'missing',
+  type: 'type_error',
+  enum: 'enum',
+  minimum: 'greater_than_equal',
+  maximum: 'less_than_equal',
+  exclusiveMinimum: 'greater_than',
+  exclusiveMaximum: 'less_than',
+  minLength: 'string_too_short',
+  maxLength: 'string_too_long',
+  pattern: 'string_pattern_mismatch',
+  additionalProperties: 'extra_forbidden',
+  minProperties: 'missing',
+  format: 'value_error',
+  const: 'literal_error',
+};
+
+function locOf(path: string | undefined): (string | number)[] {
+  if (!path) return [];
+  return path
+    .split(/[./]/)
+    .filter((p) => p !== '')
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
+function fromValidator(err: ValidatorError): Problem {
+  const byStatus: Partial<Record<number, ErrorCode>> = {
+    404: 'ROUTE_NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
+    413: 'REQUEST_BODY_TOO_LARGE',
+    415: 'REQUEST_CONTENT_TYPE_UNSUPPORTED',
+  };
+  const code = byStatus[err.status];
+  if (code) return { code, message: ERROR_CATALOGUE[code].message, issues: [], retryAfterSec: undefined };
+  const issues = err.errors.map((e) => {
+    const keyword = (e.errorCode ?? '').split('.')[0] ?? '';
+    const loc = locOf(e.path);
+    const field = loc.length > 0 ? String(loc[loc.length - 1]) : '';
+    const msg = (e.message ?? 'Invalid value').replace(/^must /, `${field || 'value'} must `);
+    // "required" errors name the missing property inside the message's parent path.
+    return { loc, msg, type: PYDANTIC_TYPES[keyword] ?? 'value_error' };
+  });
+  return { code: 'VALIDATION_FAILED', message: issues[0]?.msg ?? 'The request failed validation.', issues, retryAfterSec: undefined };
+}
+
+function fromBodyParser(err: { type?: unknown }): Problem | undefined {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return { code: 'REQUEST_JSON_MALFORMED', message: 'The request body is not valid JSON.', issues: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }], retryAfterSec: undefined };
+    case 'entity.too.large':
+      return { code: 'REQUEST_BODY_TOO_LARGE', message: ERROR_CATALOGUE.REQUEST_BODY_TOO_LARGE.message, issues: [], retryAfterSec: undefined };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { code: 'REQUEST_CONTENT_TYPE_UNSUPPORTED', message: 'The request body encoding is not supported.', issues: [], retryAfterSec: undefined };
+    default:
+      return undefined;
+  }
+}
+
+function toProblem(err: unknown): Problem | undefined {
+  if (err instanceof TtsError) {
+    const issues = err.spec.http === 422 ? [{ loc: [...err.loc], msg: err.message, type: err.code.toLowerCase() }] : [];
+    return { code: err.code, message: err.message, issues, retryAfterSec: err.retryAfterSec };
+  }
+  if (typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string') {
+    const p = fromBodyParser(err as { type?: unknown });
+    if (p) return p;
+  }
+  if (isValidatorError(err)) return fromValidator(err);
+  return undefined;
+}
+
+function isOpenAiRoute(req: Request): boolean {
+  return req.path.startsWith('/v1/');
+}
+
+/** Builds the error middleware. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const requestId = requestIdOf(res);
+    const known = toProblem(err);
+    if (!known) logger.error('unhandled error', { request_id: requestId, method: req.method, path: req.path, err });
+    const problem: Problem = known ?? { code: 'INTERNAL_ERROR', message: ERROR_CATALOGUE.INTERNAL_ERROR.message, issues: [], retryAfterSec: undefined };
+    if (res.headersSent) {
+      // Audio was already streaming: the only honest signal left is to cut the response.
+      logger.warn('error after response started', { request_id: requestId, code: problem.code });
+      res.destroy();
+      return;
+    }
+    const spec = ERROR_CATALOGUE[problem.code];
+    const retryAfter = problem.retryAfterSec ?? (spec.retryable && spec.http >= 500 ? 1 : undefined);
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    if (isOpenAiRoute(req)) {
+      const status = spec.http === 422 ? 400 : spec.http;
+      const issue = problem.issues[0];
+      const param = issue ? String(issue.loc[issue.loc.length - 1] ?? '') || null : null;
+      res.status(status).json({ error: { message: problem.message, type: spec.openaiType, param, code: problem.code } });
+      return;
+    }
+    if (spec.http === 422) {
+      const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
+      res.status(422).json({ detail, code: problem.code, request_id: requestId });
+      return;
+    }
+    res.status(spec.http).json({ code: problem.code, message: problem.message, request_id: requestId, hint: spec.hint });
+  };
+}
+
+/** Answers unknown routes with ROUTE_NOT_FOUND through the error middleware. */
+export function notFound(): RequestHandler {
+  return (_req, _res, next) => next(new TtsError('ROUTE_NOT_FOUND'));
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Idempotent set-up on Debian/Ubuntu: system packages the engines and encoders need, npm
+# dependencies (offline-safe for onnxruntime-node), code generation and build.
+#   scripts/setup.sh              platform set-up
+#   scripts/setup.sh --for-tests  also PostgreSQL and Redis servers for the integration tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNTIME_PACKAGES=(ffmpeg flite libflite1 flite1-dev espeak-ng libespeak-ng1 libespeak-ng-dev festival festvox-us-slt-hts)
+TEST_PACKAGES=(postgresql redis-server)
+
+packages=("${RUNTIME_PACKAGES[@]}")
+if [[ "${1:-}" == "--for-tests" ]]; then packages+=("${TEST_PACKAGES[@]}"); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} > 0 )); then
+  echo "== installing system packages: ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if (( node_major < 20 )); then echo "Node.js 20 or newer is required (found $(node --version))" >&2; exit 1; fi
+
+# onnxruntime-node's install script would download CUDA libraries: never needed on CPU, impossible offline.
+export ONNXRUNTIME_NODE_INSTALL=skip
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+echo "== build (proto generation + TypeScript)"
+npm run --silent build

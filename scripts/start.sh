@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets everything up (idempotent) and starts the platform: scheduler, inference node(s) and facade
+# on http://127.0.0.1:${PORT:-8080}. Ctrl-C stops it cleanly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+exec npm start

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets everything up (idempotent), then runs the whole test suite: type-check, lint, unit specs
+# (next to the code) and integration tests (tests/), against real PostgreSQL and Redis.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --for-tests
+bash scripts/services.sh
+
+export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+export TTS_SHARED_MODELS_DIR="${TTS_SHARED_MODELS_DIR:-$(cd .. && pwd)/shared/models}"
+
+echo "== type-check"
+npx tsc -p tsconfig.json --noEmit
+echo "== lint"
+npx eslint --max-warnings=0 .
+
+mapfile -t files < <(find services facade tests -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+echo "== tests (${#files[@]} files)"
+exec node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"

@@ -1,0 +1,92 @@
+/** Output audio formats: names, MIME types and the sample rates each codec takes. */
+import { TtsError } from '../errors/tts-error.js';
+
+/** An output container/codec a client can ask for (OpenAI's `response_format`). */
+export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac';
+
+/** Every supported format, in the order they are documented. */
+export const AUDIO_FORMATS: readonly AudioFormat[] = Object.freeze(['wav', 'pcm', 'mp3', 'opus', 'aac', 'flac']);
+
+const CONTENT_TYPES = {
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+  mp3: 'audio/mpeg',
+  opus: 'audio/ogg',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+} as const satisfies Record<AudioFormat, string>;
+
+/** Lowest output sample rate any format accepts (Hz). */
+export const MIN_SAMPLE_RATE = 8000;
+/** Highest output sample rate any format accepts (Hz). */
+export const MAX_SAMPLE_RATE = 48000;
+/** Default rate of raw `pcm` output, as OpenAI's API (24 kHz, 16-bit, mono). */
+export const PCM_DEFAULT_SAMPLE_RATE = 24000;
+
+/** Rates MPEG audio (MPEG-1/2/2.5) and the ADTS AAC encoder take within 8..48 kHz. */
+const MPEG_RATES: readonly number[] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000];
+/** Rates libopus takes; Ogg Opus always decodes at 48 kHz. */
+const OPUS_RATES: readonly number[] = [8000, 12000, 16000, 24000, 48000];
+
+/** Fixed rate lists per format; formats absent here take any integer rate in range. */
+const FIXED_RATES: Partial<Record<AudioFormat, readonly number[]>> = { mp3: MPEG_RATES, aac: MPEG_RATES, opus: OPUS_RATES };
+
+/** MIME type: wav audio/wav, pcm audio/pcm, mp3 audio/mpeg, opus audio/ogg (Opus in Ogg), aac audio/aac (ADTS), flac audio/flac. */
+export function contentTypeOf(format: AudioFormat): string {
+  return CONTENT_TYPES[format];
+}
+
+/** True when `value` names a supported format (exact, lower case). */
+export function isAudioFormat(value: unknown): value is AudioFormat {
+  return typeof value === 'string' && Object.hasOwn(CONTENT_TYPES, value);
+}
+
+/** Parses a format name (case-insensitive, surrounding white space ignored); throws TtsError TTS_FORMAT_UNSUPPORTED with `loc`. */
+export function parseAudioFormat(value: string, loc: readonly (string | number)[] = []): AudioFormat {
+  const name = value.trim().toLowerCase();
+  if (isAudioFormat(name)) return name;
+  throw new TtsError('TTS_FORMAT_UNSUPPORTED', `The audio format '${value.slice(0, 40)}' is not supported; use one of ${AUDIO_FORMATS.join(', ')}.`, { loc });
+}
+
+/** True when the encoder for `format` takes `rate` (an integer within 8000..48000 Hz, and in the codec's list if it has one). */
+export function isSampleRateSupported(format: AudioFormat, rate: number): boolean {
+  if (!Number.isInteger(rate) || rate < MIN_SAMPLE_RATE || rate > MAX_SAMPLE_RATE) return false;
+  const fixed = FIXED_RATES[format];
+  return fixed === undefined || fixed.includes(rate);
+}
+
+/** The rate `format` takes that is nearest to `rate` (ties go to the higher rate, which keeps more bandwidth). */
+export function nearestSupportedRate(format: AudioFormat, rate: number): number {
+  assertPositiveRate(rate, 'rate');
+  const fixed = FIXED_RATES[format];
+  if (fixed === undefined) return Math.min(MAX_SAMPLE_RATE, Math.max(MIN_SAMPLE_RATE, Math.round(rate)));
+  let best = fixed[0]!;
+  for (const candidate of fixed) {
+    if (Math.abs(candidate - rate) <= Math.abs(best - rate)) best = candidate;
+  }
+  return best;
+}
+
+/**
+ * Output sample rate for a format: `requested` (0/undefined = default) validated for the format.
+ * Defaults: pcm 24000 (as OpenAI); opus 48000; wav/flac/mp3/aac the engine's `nativeRate` if the codec
+ * takes it, else the nearest rate it takes. Out of range (<8000 or >48000), non-integer, or not taken by
+ * the codec (mp3/aac: 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000; opus: 8000, 12000,
+ * 16000, 24000, 48000) → TtsError TTS_SAMPLE_RATE_INVALID at `loc`.
+ */
+export function outputSampleRate(format: AudioFormat, nativeRate: number, requested?: number, loc: readonly (string | number)[] = []): number {
+  assertPositiveRate(nativeRate, 'nativeRate');
+  if (requested === undefined || requested === 0) {
+    if (format === 'pcm') return PCM_DEFAULT_SAMPLE_RATE;
+    if (format === 'opus') return 48000;
+    return isSampleRateSupported(format, nativeRate) ? nativeRate : nearestSupportedRate(format, nativeRate);
+  }
+  if (isSampleRateSupported(format, requested)) return requested;
+  const fixed = FIXED_RATES[format];
+  const allowed = fixed === undefined ? `an integer from ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} Hz` : `one of ${fixed.join(', ')} Hz`;
+  throw new TtsError('TTS_SAMPLE_RATE_INVALID', `The sample rate ${String(requested)} is not supported for ${format}; use ${allowed}.`, { loc });
+}
+
+function assertPositiveRate(rate: number, name: string): void {
+  if (!Number.isFinite(rate) || rate <= 0) throw new RangeError(`${name} must be a positive number of Hz, got ${String(rate)}`);
+}

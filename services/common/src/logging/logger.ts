@@ -1,0 +1,88 @@
+/**
+ * Structured JSON logger shared by every process: one JSON object per line on stdout, with the
+ * process's service name. Recent lines are kept in a ring buffer so the log stream endpoint can
+ * replay a tail. Secrets never belong in fields: callers log ids, never keys or hashes.
+ */
+
+/** Severity of a log line. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** One log record as written. */
+export interface LogRecord {
+  readonly time: string;
+  readonly level: LogLevel;
+  readonly service: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** Receives every record written (used by the log stream). */
+export type LogListener = (record: LogRecord) => void;
+
+/** A logger bound to a service name and base fields. */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  /** A logger whose lines also carry `fields`. */
+  child(fields: Record<string, unknown>): Logger;
+}
+
+const ring: LogRecord[] = [];
+const RING_SIZE = 1000;
+const listeners = new Set<LogListener>();
+let minLevel: LogLevel = (process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info';
+let sink: (line: string) => void = (line) => process.stdout.write(line + '\n');
+
+/** Sets the lowest level written. @default "info" (or LOG_LEVEL) */
+export function setLogLevel(level: LogLevel): void {
+  minLevel = level;
+}
+
+/** Replaces where lines go (tests silence logs with `() => {}`). */
+export function setLogSink(fn: (line: string) => void): void {
+  sink = fn;
+}
+
+/** The last `n` records written by this process, oldest first. */
+export function recentLogs(n: number): LogRecord[] {
+  return n <= 0 ? [] : ring.slice(-n);
+}
+
+/** Subscribes to every record written; returns the unsubscribe function. */
+export function onLog(listener: LogListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function errorFields(value: unknown): unknown {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }), stack: value.stack };
+  }
+  return value;
+}
+
+/** Creates a logger for `service`. */
+export function createLogger(service: string, base: Record<string, unknown> = {}): Logger {
+  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
+    if (LEVELS[level] < LEVELS[minLevel]) return;
+    const extra: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(fields ?? {})) extra[k] = k === 'err' ? errorFields(v) : v;
+    const record: LogRecord = { time: new Date().toISOString(), level, service, msg, ...base, ...extra };
+    ring.push(record);
+    if (ring.length > RING_SIZE) ring.shift();
+    for (const l of listeners) l(record);
+    sink(JSON.stringify(record));
+  };
+  return {
+    debug: (m, f) => write('debug', m, f),
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+    child: (fields) => createLogger(service, { ...base, ...fields }),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Cuts sentences that are too long for an engine into chunks, preferring clause boundaries
+ * (; : — then ,) over plain spaces, and spaces over cutting inside a word.
+ */
+
+const STRONG_BREAK = /[;:\u2014\u2013\uFF1A\uFF1B]/;
+const COMMA_BREAK = /[,\uFF0C\u3001]/;
+// Punctuation after which a cut is fine even without a following space (dashes, CJK marks).
+const BREAK_WITHOUT_SPACE = /[\u2014\u2013\uFF0C\u3001\uFF1A\uFF1B]/;
+
+/** Where a chunk of at most `max` characters may end inside `text`; -1 when nowhere fits. */
+interface Cuts {
+  /** End of the chunk after the last ; : — within reach. */
+  readonly strong: number;
+  /** End of the chunk after the last comma within reach. */
+  readonly comma: number;
+  /** End of the chunk before the last space within reach. */
+  readonly space: number;
+}
+
+function findCuts(text: string, max: number, minLen: number): Cuts {
+  let strong = -1;
+  let comma = -1;
+  let space = -1;
+  const last = Math.min(max, text.length - 1);
+  for (let i = 1; i <= last; i++) {
+    const ch = text[i]!;
+    if (ch === ' ') {
+      space = i;
+      continue;
+    }
+    if (i >= max || i + 1 < minLen) continue;
+    const next = text[i + 1] ?? '';
+    if (next !== ' ' && !BREAK_WITHOUT_SPACE.test(ch)) continue;
+    if (STRONG_BREAK.test(ch)) strong = i + 1;
+    else if (COMMA_BREAK.test(ch)) comma = i + 1;
+  }
+  return { strong, comma, space };
+}
+
+/** Largest cut at most `max` that does not split a surrogate pair or detach a combining mark. */
+function hardCut(text: string, max: number): number {
+  let cut = max;
+  while (cut > 1) {
+    const code = text.charCodeAt(cut);
+    const isLowSurrogate = code >= 0xdc00 && code <= 0xdfff;
+    if (!isLowSurrogate && !/^[\p{M}\u200C\u200D\uFE0F]/u.test(text.slice(cut, cut + 2))) break;
+    cut--;
+  }
+  return cut;
+}
+
+/**
+ * Splits `sentence` into chunks of at most `maxChars` characters: at the last ; : or dash that
+ * leaves a chunk of at least a third of the limit, else at such a comma, else at the last space.
+ * Only a single word longer than the limit is cut inside the word (at a character boundary).
+ */
+export function chunkSentence(sentence: string, maxChars: number): string[] {
+  const chunks: string[] = [];
+  let rest = sentence.trim();
+  const minLen = Math.floor(maxChars / 3);
+  while (rest.length > maxChars) {
+    const cuts = findCuts(rest, maxChars, minLen);
+    const cut = cuts.strong > 0 ? cuts.strong : cuts.comma > 0 ? cuts.comma : cuts.space > 0 ? cuts.space : hardCut(rest, maxChars);
+    chunks.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest !== '') chunks.push(rest);
+  return chunks;
+}
+
+/**
+ * Cuts `text` once at the last clause boundary (; : — or ,) that leaves a head of `minChars` to
+ * `maxChars` characters, for a quick first chunk. Returns the text whole when there is none.
+ */
+export function splitAtClause(text: string, maxChars: number, minChars: number): string[] {
+  if (text.length <= maxChars) return [text];
+  const cuts = findCuts(text, maxChars, minChars);
+  const cut = cuts.strong > 0 ? cuts.strong : cuts.comma;
+  if (cut <= 0) return [text];
+  return [text.slice(0, cut).trimEnd(), text.slice(cut).trimStart()];
+}
+
+/** Validates a chunk limit: a finite number of at least 1, rounded down. Throws RangeError otherwise. */
+export function checkMaxChunkChars(value: number): number {
+  if (!Number.isFinite(value) || value < 1) {
+    throw new RangeError(`maxChunkChars must be a finite number >= 1, got ${value}`);
+  }
+  return Math.floor(value);
+}

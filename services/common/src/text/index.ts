@@ -1,0 +1,48 @@
+/**
+ * The text front-end shared by all engines: cleans text, normalizes it for speech (English) and
+ * splits it into speakable chunks that are handed to an engine one at a time.
+ */
+import { checkMaxChunkChars, chunkSentence, splitAtClause } from './chunks.js';
+import { isEnglish, isSpeakable } from './cleanup.js';
+import { normalizeEnglish } from './normalize.js';
+import { splitSentences } from './sentences.js';
+
+export { normalizeText } from './normalize.js';
+export { splitSentences } from './sentences.js';
+export { numberToWords } from './numbers.js';
+
+/** Options for prepareText. */
+export interface PrepareTextOptions {
+  /** BCP-47 language of the text; normalization rules are English ("en*"); other languages only get whitespace/control-char cleanup. @default "en" */
+  language?: string;
+  /** Expand numbers, currency, dates, abbreviations, URLs... @default true */
+  normalize?: boolean;
+  /** Longest chunk handed to an engine; longer sentences are split at clause boundaries (, ; : —) then at spaces. @default 400 */
+  maxChunkChars?: number;
+}
+
+/** The first chunk is cut at a clause boundary when longer than this, so the first audio comes quickly. */
+const FIRST_CHUNK_TARGET_CHARS = 160;
+/** ...but never into a head shorter than this, which would sound clipped. */
+const FIRST_CHUNK_MIN_CHARS = 40;
+
+/**
+ * Cleans, normalizes and splits text into speakable chunks (never returns empty strings).
+ * Each chunk is at most `maxChunkChars` long (only a single word longer than the limit is cut);
+ * a long first sentence is also cut at its first clause boundary past 40 characters (up to 160)
+ * so that streaming starts fast. Throws RangeError when `maxChunkChars` is not a number >= 1.
+ */
+export function prepareText(text: string, options: PrepareTextOptions = {}): string[] {
+  const maxChars = checkMaxChunkChars(options.maxChunkChars ?? 400);
+  const normalize = (options.normalize ?? true) && isEnglish(options.language ?? 'en');
+  const chunks: string[] = [];
+  for (const sentence of splitSentences(text)) {
+    const spoken = normalize ? normalizeEnglish(sentence) : sentence;
+    for (const chunk of chunkSentence(spoken, maxChars)) {
+      if (isSpeakable(chunk)) chunks.push(chunk);
+    }
+  }
+  const [first, ...rest] = chunks;
+  if (first === undefined) return [];
+  return [...splitAtClause(first, Math.min(maxChars, FIRST_CHUNK_TARGET_CHARS), FIRST_CHUNK_MIN_CHARS), ...rest];
+}

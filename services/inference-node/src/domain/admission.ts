@@ -1,0 +1,147 @@
+/**
+ * Admission control and load accounting of a node. Each engine has as many slots as it runs
+ * syntheses at once; requests wait for a slot in FIFO order in a bounded queue. The figures here
+ * (queue depth, in-flight, queued work, moving averages of cost) are what NodeStatus reports and
+ * what the scheduler routes by.
+ */
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+
+/** Releases a slot. */
+export type Release = () => void;
+
+interface Waiter {
+  readonly resolve: (release: Release) => void;
+  readonly reject: (err: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
+}
+
+/** FIFO semaphore for one engine. */
+class Slots {
+  active = 0;
+  readonly waiters: Waiter[] = [];
+  constructor(readonly capacity: number) {}
+}
+
+/** Options of Admission. */
+export interface AdmissionOptions {
+  /** Most requests allowed to wait for a slot, all engines together. @default 256 */
+  readonly maxQueue: number;
+}
+
+/** Exponential moving average with a fixed weight for the newest sample. */
+class Ema {
+  value: number;
+  constructor(initial: number, private readonly alpha = 0.2) {
+    this.value = initial;
+  }
+  add(sample: number): void {
+    if (Number.isFinite(sample)) this.value = this.alpha * sample + (1 - this.alpha) * this.value;
+  }
+}
+
+/** Admission and load accounting. */
+export class Admission {
+  private readonly slots = new Map<string, Slots>();
+  private waiting = 0;
+  private pendingChars = 0;
+  private readonly rtf = new Ema(0.05);
+  private readonly secPerChar = new Ema(0.001);
+
+  constructor(private readonly options: AdmissionOptions) {}
+
+  /** Declares an engine and how many syntheses it runs at once. */
+  addEngine(name: string, capacity: number): void {
+    this.slots.set(name, new Slots(Math.max(1, capacity)));
+  }
+
+  /** Waits for a slot of `engine`; rejects with TTS_NODE_OVERLOADED when the queue is full and TTS_CANCELLED on abort. */
+  acquire(engine: string, signal?: AbortSignal): Promise<Release> {
+    const s = this.slots.get(engine);
+    if (!s) return Promise.reject(new TtsError('TTS_ENGINE_UNAVAILABLE', `Engine "${engine}" is not loaded.`));
+    if (signal?.aborted) return Promise.reject(new TtsError('TTS_CANCELLED'));
+    if (s.active < s.capacity && s.waiters.length === 0) {
+      s.active++;
+      return Promise.resolve(this.releaser(s));
+    }
+    if (this.waiting >= this.options.maxQueue) {
+      const retryAfterSec = Math.max(1, Math.ceil(this.queuedWorkSeconds() / Math.max(1, s.capacity)));
+      return Promise.reject(new TtsError('TTS_NODE_OVERLOADED', 'The node queue is full.', { retryAfterSec }));
+    }
+    return new Promise<Release>((resolve, reject) => {
+      const onAbort = (): void => {
+        const i = s.waiters.indexOf(waiter);
+        if (i >= 0) {
+          s.waiters.splice(i, 1);
+          this.waiting--;
+        }
+        reject(new TtsError('TTS_CANCELLED'));
+      };
+      const waiter: Waiter = { resolve, reject, signal, onAbort };
+      s.waiters.push(waiter);
+      this.waiting++;
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private releaser(s: Slots): Release {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = s.waiters.shift();
+      if (next) {
+        this.waiting--;
+        next.signal?.removeEventListener('abort', next.onAbort);
+        next.resolve(this.releaser(s));
+      } else {
+        s.active--;
+      }
+    };
+  }
+
+  /** Adds characters a request still has to synthesize (negative to remove). */
+  trackChars(delta: number): void {
+    this.pendingChars = Math.max(0, this.pendingChars + delta);
+  }
+
+  /** Feeds the moving averages with one finished synthesis step. */
+  record(chars: number, computeSec: number, audioSec: number): void {
+    if (chars > 0) this.secPerChar.add(computeSec / chars);
+    if (audioSec > 0) this.rtf.add(computeSec / audioSec);
+  }
+
+  /** Requests waiting for a slot. */
+  queueDepth(): number {
+    return this.waiting;
+  }
+
+  /** Requests holding a slot. */
+  inFlight(): number {
+    let n = 0;
+    for (const s of this.slots.values()) n += s.active;
+    return n;
+  }
+
+  /** Total slots across engines. */
+  capacity(): number {
+    let n = 0;
+    for (const s of this.slots.values()) n += s.capacity;
+    return n;
+  }
+
+  /** Moving average of compute seconds per audio second. */
+  realTimeFactor(): number {
+    return this.rtf.value;
+  }
+
+  /** Moving average of compute seconds per input character. */
+  secondsPerChar(): number {
+    return this.secPerChar.value;
+  }
+
+  /** Estimated compute seconds of work accepted but not finished. */
+  queuedWorkSeconds(): number {
+    return this.pendingChars * this.secPerChar.value;
+  }
+}

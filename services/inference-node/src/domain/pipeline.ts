@@ -1,0 +1,214 @@
+/**
+ * The synthesis pipeline of a node: text front-end -> engine, sentence by sentence -> speed ->
+ * edge trimming and peak limiting -> resampling -> encoding. Streaming callers get encoded bytes
+ * as soon as the first sentence is rendered; unary callers get one whole file.
+ */
+import { performance } from 'node:perf_hooks';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import {
+  contentTypeOf,
+  createEncoder,
+  createResampler,
+  encodeAudio,
+  limitPeak,
+  outputSampleRate,
+  timeStretch,
+  trimSilence,
+  type AudioFormat,
+} from '../../../common/src/audio/index.js';
+import { prepareText } from '../../../common/src/text/index.js';
+import type { PcmAudio } from '../../../common/src/audio/pcm.js';
+import type { SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
+import type { EngineRegistry } from '../engines/registry.js';
+import type { Admission } from './admission.js';
+
+/** Fastest and slowest speed factors accepted. */
+export const SPEED_RANGE = { min: 0.25, max: 4 } as const;
+
+/** What a caller asks of the pipeline (transport-neutral). */
+export interface SynthesisJob {
+  readonly requestId: string;
+  readonly text: string;
+  readonly voice: string;
+  readonly engine: string;
+  /** 0 = 1.0 */
+  readonly speed: number;
+  readonly format: AudioFormat;
+  /** 0 = the format's default. */
+  readonly sampleRate: number;
+  readonly language: string;
+  readonly rawText: boolean;
+}
+
+/** A validated job, ready to render. */
+export interface SynthesisPlan {
+  readonly job: SynthesisJob;
+  readonly engine: SynthesisEngine;
+  readonly voice: VoiceDescriptor;
+  readonly chunks: readonly string[];
+  readonly characters: number;
+  readonly speed: number;
+  readonly outputRate: number;
+  readonly contentType: string;
+}
+
+/** Facts about a finished synthesis. */
+export interface SynthesisStats {
+  characters: number;
+  sentences: number;
+  audioSeconds: number;
+  computeSeconds: number;
+  timeToFirstAudioMs: number;
+  queueMs: number;
+}
+
+/** What the pipeline needs from its node. */
+export interface PipelineDeps {
+  readonly registry: EngineRegistry;
+  readonly admission: Admission;
+  /** Longest text a node accepts in one request. */
+  readonly maxChars: number;
+}
+
+/** Validates a job and resolves its voice, engine, text chunks and output rate. Throws TtsError. */
+export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisPlan {
+  if (job.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'The text is empty.', { loc: ['text'] });
+  if (job.text.length > deps.maxChars) {
+    throw new TtsError('TTS_TEXT_TOO_LONG', `The text has ${job.text.length} characters; the limit is ${deps.maxChars}.`, { loc: ['text'] });
+  }
+  const speed = job.speed === 0 ? 1 : job.speed;
+  if (!Number.isFinite(speed) || speed < SPEED_RANGE.min || speed > SPEED_RANGE.max) {
+    throw new TtsError('TTS_SPEED_OUT_OF_RANGE', `Speed ${job.speed} is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, { loc: ['speed'] });
+  }
+  const { engine, voice } = deps.registry.resolve(job.voice, job.engine);
+  const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate);
+  const language = job.language !== '' ? job.language : voice.language;
+  const chunks = prepareText(job.text, { language, normalize: !job.rawText });
+  if (chunks.length === 0) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
+  const characters = chunks.reduce((n, c) => n + c.length, 0);
+  return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
+}
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new TtsError('TTS_CANCELLED');
+}
+
+/**
+ * Renders the plan sentence by sentence as float samples at the output rate. Each piece is
+ * yielded as soon as it is ready; the first is trimmed at its start, the last at its end.
+ */
+export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<Float32Array> {
+  const resampler = plan.voice.sampleRate === plan.outputRate ? undefined : createResampler(plan.voice.sampleRate, plan.outputRate);
+  deps.admission.trackChars(plan.characters);
+  let remaining = plan.characters;
+  try {
+    for (let i = 0; i < plan.chunks.length; i++) {
+      checkAborted(signal);
+      const text = plan.chunks[i]!;
+      const waitStart = performance.now();
+      const release = await deps.admission.acquire(plan.engine.name, signal);
+      const started = performance.now();
+      stats.queueMs += started - waitStart;
+      let audio: PcmAudio;
+      let speedApplied: boolean;
+      try {
+        const [out] = await plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}) }]);
+        if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
+        audio = out.audio;
+        speedApplied = out.speedApplied;
+      } finally {
+        release();
+      }
+      const computeSec = (performance.now() - started) / 1000;
+      if (!speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
+      const first = i === 0;
+      const last = i === plan.chunks.length - 1;
+      const edges = first && last ? 'both' : first ? 'start' : last ? 'end' : 'none';
+      if (edges !== 'none') audio = trimSilence(audio, { edges });
+      audio = limitPeak(audio);
+      const audioSec = audio.samples.length / audio.sampleRate;
+      deps.admission.record(text.length, computeSec, audioSec);
+      deps.admission.trackChars(-text.length);
+      remaining -= text.length;
+      stats.computeSeconds += computeSec;
+      stats.audioSeconds += audioSec;
+      stats.sentences++;
+      let out = resampler ? resampler.process(audio.samples) : audio.samples;
+      if (last && resampler) {
+        const tail = resampler.flush();
+        if (tail.length > 0) {
+          const joined = new Float32Array(out.length + tail.length);
+          joined.set(out);
+          joined.set(tail, out.length);
+          out = joined;
+        }
+      }
+      if (out.length > 0) yield out;
+    }
+  } finally {
+    deps.admission.trackChars(-remaining);
+  }
+}
+
+function newStats(plan: SynthesisPlan): SynthesisStats {
+  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0 };
+}
+
+/** Renders the whole utterance into one file of the plan's format (WAV with exact sizes). */
+export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): Promise<{ audio: Buffer; stats: SynthesisStats }> {
+  const started = performance.now();
+  const stats = newStats(plan);
+  const pieces: Float32Array[] = [];
+  let total = 0;
+  for await (const piece of renderAudio(plan, deps, stats, signal)) {
+    if (pieces.length === 0) stats.timeToFirstAudioMs = performance.now() - started;
+    pieces.push(piece);
+    total += piece.length;
+  }
+  const samples = new Float32Array(total);
+  let at = 0;
+  for (const p of pieces) {
+    samples.set(p, at);
+    at += p.length;
+  }
+  const audio = await encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal);
+  return { audio, stats };
+}
+
+/**
+ * Streams the utterance as encoded bytes: rendering feeds the encoder while the encoder's output
+ * is yielded. The final value of the generator is the stats.
+ */
+export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): AsyncGenerator<Buffer, SynthesisStats> {
+  const started = performance.now();
+  const stats = newStats(plan);
+  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}) });
+  let feedError: unknown;
+  const feeding = (async () => {
+    try {
+      for await (const piece of renderAudio(plan, deps, stats, signal)) await encoder.write(piece);
+      await encoder.end();
+    } catch (err) {
+      feedError = err;
+      encoder.abort();
+    }
+  })();
+  let completed = false;
+  try {
+    for await (const bytes of encoder) {
+      if (bytes.length === 0) continue;
+      if (stats.timeToFirstAudioMs === 0) stats.timeToFirstAudioMs = performance.now() - started;
+      yield bytes;
+    }
+    completed = true;
+  } catch (err) {
+    await feeding;
+    throw feedError ?? err;
+  } finally {
+    // The consumer stopped early (cancelled call): stop the encoder and the rendering behind it.
+    if (!completed) encoder.abort();
+  }
+  await feeding;
+  if (feedError !== undefined) throw feedError;
+  return stats;
+}

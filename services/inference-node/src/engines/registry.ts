@@ -1,0 +1,171 @@
+/**
+ * The engine registry: the one place that knows the concrete engines. It loads the configured
+ * engines, records which failed and why, and resolves voice ids to an engine and voice.
+ */
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import type { Logger } from '../../../common/src/logging/logger.js';
+import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
+import { createFliteEngine } from './flite/index.js';
+import { createEspeakEngine } from './espeak/index.js';
+import { createFestivalEngine } from './festival/index.js';
+
+/** Settings the engine factories read. */
+export interface EngineSettings {
+  /** flite worker threads. */
+  readonly fliteWorkers: number;
+  /** festival server processes. */
+  readonly festivalProcesses: number;
+}
+
+/** Builds an engine from settings; the factory table below is the registry's only coupling to engines. */
+export type EngineFactory = (settings: EngineSettings) => SynthesisEngine;
+
+const FACTORIES: Readonly<Record<string, EngineFactory>> = {
+  festival: (s) => createFestivalEngine({ processes: s.festivalProcesses }),
+  flite: (s) => createFliteEngine({ workers: s.fliteWorkers }),
+  espeak: () => createEspeakEngine(),
+};
+
+/** Other names clients use for an engine. */
+const ALIASES: Readonly<Record<string, string>> = { 'espeak-ng': 'espeak', espeakng: 'espeak' };
+
+/** Names of the engines this build knows, in voice-resolution priority order. */
+export const KNOWN_ENGINES: readonly string[] = Object.keys(FACTORIES);
+
+/** Canonical engine name for a client-supplied one (aliases folded, lower-cased). */
+export function canonicalEngineName(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return ALIASES[lower] ?? lower;
+}
+
+/** Load outcome of one engine. */
+export interface EngineState {
+  readonly name: string;
+  readonly engine: SynthesisEngine | undefined;
+  readonly ready: boolean;
+  readonly error: string | undefined;
+}
+
+/** A voice resolved to the engine that speaks it. */
+export interface ResolvedVoice {
+  readonly engine: SynthesisEngine;
+  readonly voice: VoiceDescriptor;
+}
+
+/** Loaded engines of one node. */
+export class EngineRegistry {
+  private readonly states: EngineState[];
+  private readonly voiceIndex = new Map<string, ResolvedVoice>();
+
+  private constructor(states: EngineState[], private readonly defaultVoiceId: string) {
+    this.states = states;
+    for (const s of states) {
+      if (!s.ready || !s.engine) continue;
+      for (const v of s.engine.voices()) this.voiceIndex.set(v.id.toLowerCase(), { engine: s.engine, voice: v });
+    }
+  }
+
+  /**
+   * Loads `names` (in parallel); an engine that fails to load is kept as not ready with its error,
+   * so the node still serves the others. Extra engines (e.g. ONNX ones) can be passed pre-built.
+   */
+  static async load(
+    names: readonly string[],
+    settings: EngineSettings,
+    logger: Logger,
+    options: { defaultVoice: string; extra?: readonly SynthesisEngine[] },
+  ): Promise<EngineRegistry> {
+    const builders: { name: string; build: () => SynthesisEngine }[] = names.map((raw) => {
+      const name = canonicalEngineName(raw);
+      const factory = FACTORIES[name];
+      if (!factory) throw new TtsError('TTS_ENGINE_NOT_FOUND', `Unknown engine "${raw}" in configuration.`);
+      return { name, build: () => factory(settings) };
+    });
+    for (const e of options.extra ?? []) builders.push({ name: e.name, build: () => e });
+    const states = await Promise.all(
+      builders.map(async ({ name, build }): Promise<EngineState> => {
+        const started = Date.now();
+        let engine: SynthesisEngine | undefined;
+        try {
+          engine = build();
+          await engine.load();
+          logger.info('engine loaded', { engine: name, voices: engine.voices().length, ms: Date.now() - started });
+          return { name, engine, ready: true, error: undefined };
+        } catch (err) {
+          logger.error('engine failed to load', { engine: name, err });
+          await engine?.close().catch(() => undefined);
+          return { name, engine, ready: false, error: err instanceof Error ? err.message : String(err) };
+        }
+      }),
+    );
+    return new EngineRegistry(states, options.defaultVoice);
+  }
+
+  /** Every configured engine with its load outcome. */
+  list(): readonly EngineState[] {
+    return this.states;
+  }
+
+  /** Engines that loaded. */
+  ready(): SynthesisEngine[] {
+    return this.states.filter((s) => s.ready && s.engine).map((s) => s.engine as SynthesisEngine);
+  }
+
+  /** Every voice of every ready engine. */
+  voices(): VoiceDescriptor[] {
+    return [...this.voiceIndex.values()].map((r) => r.voice);
+  }
+
+  /** The default voice id: the configured one when its engine is ready, else the first ready English voice. */
+  defaultVoice(): string {
+    if (this.voiceIndex.has(this.defaultVoiceId.toLowerCase())) return this.defaultVoiceId;
+    const en = this.voices().find((v) => v.language.toLowerCase().startsWith('en'));
+    const any = en ?? this.voices()[0];
+    if (!any) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'No engine is ready on this node.');
+    return any.id;
+  }
+
+  /**
+   * Resolves a voice id ("engine:name", or a bare name searched in engine priority order) and an
+   * optional engine name to a ready engine and voice.
+   */
+  resolve(voiceId: string, engineName?: string): ResolvedVoice {
+    const engine = engineName ? canonicalEngineName(engineName) : '';
+    if (engine !== '') {
+      const state = this.states.find((s) => s.name === engine);
+      if (!state) throw new TtsError('TTS_ENGINE_NOT_FOUND', `Engine "${engineName}" does not exist.`, { loc: ['engine'] });
+      if (!state.ready) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `Engine "${engine}" is not ready on this node.`, { retryAfterSec: 5 });
+    }
+    const wanted = voiceId.trim() === '' ? (engine === '' ? this.defaultVoice() : this.firstVoiceOf(engine)) : voiceId.trim();
+    const colon = wanted.indexOf(':');
+    if (colon > 0) {
+      const prefix = canonicalEngineName(wanted.slice(0, colon));
+      const id = `${prefix}:${wanted.slice(colon + 1)}`.toLowerCase();
+      if (engine !== '' && prefix !== engine) {
+        throw new TtsError('TTS_ENGINE_VOICE_MISMATCH', `Voice "${wanted}" does not belong to engine "${engine}".`, { loc: ['voice'] });
+      }
+      const hit = this.voiceIndex.get(id);
+      if (hit) return hit;
+      const state = this.states.find((s) => s.name === prefix);
+      if (state && !state.ready) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `Engine "${prefix}" is not ready on this node.`, { retryAfterSec: 5 });
+      throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${wanted}" does not exist.`, { loc: ['voice'] });
+    }
+    const order = engine !== '' ? [engine] : this.states.map((s) => s.name);
+    for (const name of order) {
+      const hit = this.voiceIndex.get(`${name}:${wanted}`.toLowerCase());
+      if (hit) return hit;
+    }
+    throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${wanted}" does not exist.`, { loc: ['voice'] });
+  }
+
+  private firstVoiceOf(engine: string): string {
+    const v = this.voices().find((x) => x.engine === engine);
+    if (!v) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `Engine "${engine}" has no voices on this node.`);
+    return v.id;
+  }
+
+  /** Closes every loaded engine. */
+  async close(): Promise<void> {
+    await Promise.all(this.states.map((s) => s.engine?.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,24 @@
+import { NodeState, type SynthesisMetrics } from '../../../../gen/tts/v1/synthesis.js';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import type { NodeContext } from '../domain/node-context.js';
+import type { SynthesisStats } from '../domain/pipeline.js';
+
+/** Refuses new work unless the node is READY. */
+export function admitCall(ctx: NodeContext): void {
+  if (ctx.state === NodeState.NODE_STATE_DRAINING) throw new TtsError('SERVICE_SHUTTING_DOWN', 'The node is draining.', { retryAfterSec: 1 });
+  if (ctx.state !== NodeState.NODE_STATE_READY) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'The node is still loading.', { retryAfterSec: 2 });
+}
+
+/** Proto metrics from pipeline stats. */
+export function metricsOf(stats: SynthesisStats, nodeId: string): SynthesisMetrics {
+  return {
+    characters: stats.characters,
+    sentences: stats.sentences,
+    audioSeconds: stats.audioSeconds,
+    computeSeconds: stats.computeSeconds,
+    realTimeFactor: stats.audioSeconds > 0 ? stats.computeSeconds / stats.audioSeconds : 0,
+    timeToFirstAudioMs: stats.timeToFirstAudioMs,
+    queueMs: stats.queueMs,
+    nodeId,
+  };
+}

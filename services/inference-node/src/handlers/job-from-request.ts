@@ -1,0 +1,21 @@
+import type { SynthesizeRequest } from '../../../../gen/tts/v1/synthesis.js';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { formatOf } from '../../../common/src/grpc/encoding.js';
+import type { SynthesisJob } from '../domain/pipeline.js';
+
+/** Turns a gRPC request into a pipeline job. Throws TtsError for an unknown encoding. */
+export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
+  const format = formatOf(req.encoding);
+  if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${req.encoding} is not supported.`, { loc: ['encoding'] });
+  return {
+    requestId: req.requestId,
+    text: req.text,
+    voice: req.voice,
+    engine: req.engine,
+    speed: req.speed,
+    format,
+    sampleRate: req.sampleRate,
+    language: req.language,
+    rawText: req.rawText,
+  };
+}

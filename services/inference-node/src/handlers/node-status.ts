@@ -1,0 +1,43 @@
+import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import type { NodeStatusReport, NodeStatusRequest } from '../../../../gen/tts/v1/synthesis.js';
+import { VERSION } from '../../../common/src/version.js';
+import type { NodeContext } from '../domain/node-context.js';
+
+/** The node's load and engine report (also sent with every heartbeat). */
+export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
+  const a = ctx.admission;
+  return {
+    nodeId: ctx.nodeId,
+    address: ctx.address,
+    state: ctx.state,
+    queueDepth: a.queueDepth(),
+    inFlight: a.inFlight(),
+    realTimeFactor: a.realTimeFactor(),
+    secondsPerChar: a.secondsPerChar(),
+    loadedVoices: ctx.registry.voices().map((v) => v.id),
+    engines: ctx.registry.list().map((s) => ({
+      name: s.name,
+      description: s.engine?.description ?? '',
+      ready: s.ready,
+      voiceCount: s.ready && s.engine ? s.engine.voices().length : 0,
+      nativeSpeed: s.engine?.nativeSpeed != null,
+      streaming: true,
+      device: s.engine?.device ?? 'cpu',
+      maxBatchSize: s.engine?.maxBatchSize ?? 1,
+      error: s.error ?? '',
+      features: [...(s.engine?.features ?? [])],
+    })),
+    capacity: a.capacity(),
+    queuedWorkSeconds: a.queuedWorkSeconds(),
+    version: VERSION,
+    startedUnixMs: ctx.startedUnixMs,
+    warmup: ctx.warmup,
+  };
+}
+
+/** NodeStatus: load, state and engines of this node. */
+export function nodeStatus(ctx: NodeContext) {
+  return (_call: ServerUnaryCall<NodeStatusRequest, NodeStatusReport>, callback: sendUnaryData<NodeStatusReport>): void => {
+    callback(null, nodeStatusReport(ctx));
+  };
+}

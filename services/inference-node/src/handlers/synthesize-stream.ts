@@ -1,0 +1,61 @@
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { AudioChunk, SynthesizeRequest } from '../../../../gen/tts/v1/synthesis.js';
+import { toServiceError } from '../../../common/src/grpc/errors.js';
+import { planSynthesis, synthesizeStreaming } from '../domain/pipeline.js';
+import type { NodeContext } from '../domain/node-context.js';
+import { admitCall, metricsOf } from './call-support.js';
+import { encodingOf } from '../../../common/src/grpc/encoding.js';
+import { jobFromRequest } from './job-from-request.js';
+
+function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk: AudioChunk): Promise<void> {
+  return new Promise((resolve) => {
+    if (call.write(chunk)) resolve();
+    else call.once('drain', resolve);
+  });
+}
+
+/** SynthesizeStream: stream info first, then audio as each sentence is encoded, then metrics. */
+export function synthesizeStream(ctx: NodeContext) {
+  return (call: ServerWritableStream<SynthesizeRequest, AudioChunk>): void => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    void (async () => {
+      try {
+        admitCall(ctx);
+        const plan = planSynthesis(jobFromRequest(call.request), ctx.deps);
+        let sequence = 0;
+        await write(call, {
+          data: Buffer.alloc(0),
+          sequence: sequence++,
+          info: {
+            encoding: encodingOf(plan.job.format),
+            sampleRate: plan.outputRate,
+            voice: plan.voice.id,
+            engine: plan.engine.name,
+            contentType: plan.contentType,
+          },
+          metrics: undefined,
+          last: false,
+        });
+        const stream = synthesizeStreaming(plan, ctx.deps, controller.signal);
+        for (;;) {
+          const next = await stream.next();
+          if (controller.signal.aborted) {
+            await stream.return(undefined as never);
+            return;
+          }
+          if (next.done) {
+            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId), last: true });
+            break;
+          }
+          await write(call, { data: next.value, sequence: sequence++, info: undefined, metrics: undefined, last: false });
+        }
+        call.end();
+      } catch (err) {
+        if (controller.signal.aborted) return;
+        ctx.logger.warn('synthesize stream failed', { request_id: call.request.requestId, err });
+        call.emit('error', toServiceError(err));
+      }
+    })();
+  };
+}

@@ -1,0 +1,35 @@
+import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import type { SynthesizeRequest, SynthesizeResponse } from '../../../../gen/tts/v1/synthesis.js';
+import { toServiceError } from '../../../common/src/grpc/errors.js';
+import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
+import type { NodeContext } from '../domain/node-context.js';
+import { admitCall, metricsOf } from './call-support.js';
+import { encodingOf } from '../../../common/src/grpc/encoding.js';
+import { jobFromRequest } from './job-from-request.js';
+
+/** Synthesize: the whole utterance in one response. */
+export function synthesize(ctx: NodeContext) {
+  return (call: ServerUnaryCall<SynthesizeRequest, SynthesizeResponse>, callback: sendUnaryData<SynthesizeResponse>): void => {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    void (async () => {
+      try {
+        admitCall(ctx);
+        const plan = planSynthesis(jobFromRequest(call.request), ctx.deps);
+        const { audio, stats } = await synthesizeWhole(plan, ctx.deps, controller.signal);
+        callback(null, {
+          audio,
+          encoding: encodingOf(plan.job.format),
+          sampleRate: plan.outputRate,
+          voice: plan.voice.id,
+          engine: plan.engine.name,
+          contentType: plan.contentType,
+          metrics: metricsOf(stats, ctx.nodeId),
+        });
+      } catch (err) {
+        ctx.logger.warn('synthesize failed', { request_id: call.request.requestId, err });
+        callback(toServiceError(err));
+      }
+    })();
+  };
+}

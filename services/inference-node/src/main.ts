@@ -1,0 +1,25 @@
+/** Process entry point of an inference node: start, then drain on SIGTERM/SIGINT. */
+import { exitWithParent } from '../../common/src/process/parent-watch.js';
+import { createLogger } from '../../common/src/logging/logger.js';
+import { start } from './server.js';
+
+const logger = createLogger('inference-node');
+try {
+  const node = await start({ logger });
+  let signalled = false;
+  const shutdown = (signal: string): void => {
+    if (signalled) return;
+    signalled = true;
+    logger.info('shutting down', { signal });
+    node.stop().then(() => process.exit(0), (err: unknown) => {
+      logger.error('shutdown failed', { err });
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitWithParent(shutdown);
+} catch (err) {
+  logger.error('inference node failed to start', { err });
+  process.exit(1);
+}

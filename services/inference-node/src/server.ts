@@ -1,0 +1,157 @@
+/**
+ * Starts and stops an inference node: loads engines, serves the Synthesizer gRPC service (with
+ * grpc.health.v1), warms up, and keeps itself registered with the scheduler by heartbeats.
+ */
+import { NodeState, SynthesizerService } from '../../../gen/tts/v1/synthesis.js';
+import type { SynthesizerServer } from '../../../gen/tts/v1/synthesis.js';
+import { callUnary, schedulerClient } from '../../common/src/grpc/clients.js';
+import { startGrpcServer, type RunningGrpcServer } from '../../common/src/grpc/server.js';
+import { createLogger, type Logger } from '../../common/src/logging/logger.js';
+import type { SynthesisEngine } from './engines/engine.js';
+import { EngineRegistry } from './engines/registry.js';
+import { Admission } from './domain/admission.js';
+import type { NodeContext } from './domain/node-context.js';
+import { warmUp } from './domain/warmup.js';
+import { loadNodeConfig, type NodeConfig } from './config.js';
+import { listVoices } from './handlers/list-voices.js';
+import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
+import { synthesize } from './handlers/synthesize.js';
+import { synthesizeStream } from './handlers/synthesize-stream.js';
+
+/** Options of start(): any config field overrides the environment's. */
+export interface NodeStartOptions extends Partial<NodeConfig> {
+  /** Engines built by the caller (e.g. ONNX engines with their own settings), loaded beside `engines`. */
+  readonly extraEngines?: readonly SynthesisEngine[];
+  readonly logger?: Logger;
+}
+
+/** A running node. */
+export interface RunningNode {
+  readonly nodeId: string;
+  readonly address: string;
+  readonly port: number;
+  readonly context: NodeContext;
+  /** Drains (no new work, in-flight finishes within graceMs), deregisters by heartbeat, closes engines. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Loads engines, listens, warms up and registers. Resolves once the node is READY. */
+export async function start(options: NodeStartOptions = {}): Promise<RunningNode> {
+  const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
+  const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });
+  const registry = await EngineRegistry.load(config.engines, config, logger, {
+    defaultVoice: config.defaultVoice,
+    ...(options.extraEngines ? { extra: options.extraEngines } : {}),
+  });
+  const admission = new Admission({ maxQueue: config.maxQueue });
+  for (const e of registry.ready()) admission.addEngine(e.name, e.concurrency);
+  const ctx: NodeContext = {
+    nodeId: config.nodeId,
+    address: '',
+    registry,
+    admission,
+    deps: { registry, admission, maxChars: config.maxChars },
+    logger,
+    startedUnixMs: Date.now(),
+    state: NodeState.NODE_STATE_LOADING,
+    warmup: { done: false, durationMs: 0, voices: [], error: '' },
+  };
+  const impl: SynthesizerServer = {
+    synthesize: synthesize(ctx),
+    synthesizeStream: synthesizeStream(ctx),
+    listVoices: listVoices(ctx),
+    nodeStatus: nodeStatus(ctx),
+  };
+  let grpc: RunningGrpcServer;
+  try {
+    grpc = await startGrpcServer({
+      host: config.host,
+      port: config.port,
+      services: [{ definition: SynthesizerService, implementation: impl, name: 'tts.v1.Synthesizer' }],
+      initialStatus: 'NOT_SERVING',
+    });
+  } catch (err) {
+    await registry.close();
+    throw err;
+  }
+  ctx.address = config.advertiseAddress ?? grpc.address;
+  if (config.warmup) {
+    ctx.warmup = await warmUp(registry);
+    logger.info('warm-up done', { ms: Math.round(ctx.warmup.durationMs), voices: ctx.warmup.voices, error: ctx.warmup.error || undefined });
+  } else {
+    ctx.warmup = { done: true, durationMs: 0, voices: [], error: '' };
+  }
+  ctx.state = registry.ready().length > 0 ? NodeState.NODE_STATE_READY : NodeState.NODE_STATE_LOADING;
+  grpc.setServing(ctx.state === NodeState.NODE_STATE_READY ? 'SERVING' : 'NOT_SERVING');
+  const membership = config.schedulerAddress ? startMembership(ctx, config.schedulerAddress, config.heartbeatMs) : undefined;
+  logger.info('inference node ready', { address: ctx.address, engines: registry.ready().map((e) => e.name), state: NodeState[ctx.state] });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    nodeId: config.nodeId,
+    address: ctx.address,
+    port: grpc.port,
+    context: ctx,
+    stop(graceMs = 10_000) {
+      stopping ??= (async () => {
+        ctx.state = NodeState.NODE_STATE_DRAINING;
+        await membership?.stop();
+        await grpc.stop(graceMs);
+        await registry.close();
+        logger.info('inference node stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Registers with the scheduler and heart-beats until stopped; re-registers when forgotten. */
+function startMembership(ctx: NodeContext, schedulerAddress: string, intervalMs: number): { stop(): Promise<void> } {
+  const client = schedulerClient(schedulerAddress);
+  let registered = false;
+  let stopped = false;
+  let period = intervalMs;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  let lastError = '';
+  const beat = async (): Promise<void> => {
+    try {
+      const status = nodeStatusReport(ctx);
+      if (!registered) {
+        const res = await callUnary(client.registerNode.bind(client), { status }, { timeoutMs: 2000 });
+        registered = true;
+        period = res.heartbeatIntervalMs > 0 ? Math.min(res.heartbeatIntervalMs, intervalMs) : intervalMs;
+        ctx.logger.info('registered with scheduler', { scheduler: schedulerAddress });
+      } else {
+        const res = await callUnary(client.heartbeat.bind(client), { status }, { timeoutMs: 2000 });
+        if (!res.known) registered = false;
+      }
+      lastError = '';
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      if (msg !== lastError) ctx.logger.warn('scheduler unreachable', { scheduler: schedulerAddress, err: msg });
+      lastError = msg;
+      registered = false;
+    }
+  };
+  const loop = (): void => {
+    if (stopped) return;
+    inFlight = beat().finally(() => {
+      if (!stopped) timer = setTimeout(loop, period);
+    });
+  };
+  loop();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+      // One last heartbeat with state DRAINING so the scheduler stops routing here at once.
+      await beat();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Launcher configuration: how many nodes, which ports. Everything else in the environment is
+ * passed through to the child processes, which read their own settings.
+ */
+import { envInt, envString } from '../../common/src/config/env.js';
+
+/** Configuration of the one-machine launcher. */
+export interface LauncherConfig {
+  /** Inference node processes. @default 1 (TTS_NODES) */
+  readonly nodes: number;
+  /** Facade HTTP port. @default 8080 (PORT) */
+  readonly port: number;
+  /** Scheduler gRPC port. @default 50051 (SCHEDULER_GRPC_PORT) */
+  readonly schedulerPort: number;
+  /** Interface the internal gRPC servers bind. @default "127.0.0.1" (TTS_INTERNAL_HOST) */
+  readonly internalHost: string;
+  /** Time a child gets to exit after SIGTERM before SIGKILL, ms. @default 15000 (TTS_SHUTDOWN_GRACE_MS) */
+  readonly shutdownGraceMs: number;
+}
+
+/** Reads the launcher configuration. */
+export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): LauncherConfig {
+  return Object.freeze({
+    nodes: envInt(env, 'TTS_NODES', 1, { min: 1, max: 64 }),
+    port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
+    schedulerPort: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 1, max: 65535 }),
+    internalHost: envString(env, 'TTS_INTERNAL_HOST', '127.0.0.1'),
+    shutdownGraceMs: envInt(env, 'TTS_SHUTDOWN_GRACE_MS', 15_000, { min: 100, max: 600_000 }),
+  });
+}

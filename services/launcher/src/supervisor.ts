@@ -1,0 +1,89 @@
+/**
+ * Starts the platform's processes on one machine and stops them in order. A child that crashes is
+ * restarted with back-off; on shutdown the facade stops first (no new requests), then the nodes
+ * (in-flight work finishes), then the scheduler.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../common/src/logging/logger.js';
+
+/** One supervised process. */
+export interface ChildSpec {
+  readonly name: string;
+  /** Entry module relative to the repository (or dist) root, without extension, e.g. "facade/src/main". */
+  readonly entry: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Text of a stdout line that means the child is ready. */
+  readonly readyLine: string;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fromSources = import.meta.url.endsWith('.ts');
+// services/launcher/src -> root (sources) or dist root (compiled)
+const root = join(here, '..', '..', '..');
+
+function commandOf(entry: string): { cmd: string; args: string[] } {
+  return fromSources
+    ? { cmd: process.execPath, args: ['--import', 'tsx', join(root, `${entry}.ts`)] }
+    : { cmd: process.execPath, args: [join(root, `${entry}.js`)] };
+}
+
+/** A supervised child process. */
+export class Supervised {
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private restarts = 0;
+  private readyResolve: (() => void) | undefined;
+  /** Resolves when the child printed its ready line (first start). */
+  readonly ready: Promise<void>;
+
+  constructor(private readonly spec: ChildSpec, private readonly logger: Logger) {
+    this.ready = new Promise((resolve) => {
+      this.readyResolve = resolve;
+    });
+  }
+
+  /** Spawns the child. */
+  start(): void {
+    const { cmd, args } = commandOf(this.spec.entry);
+    const child = spawn(cmd, args, { env: this.spec.env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    this.child = child;
+    let buffered = '';
+    child.stdout?.on('data', (data: Buffer) => {
+      process.stdout.write(data);
+      if (this.readyResolve) {
+        buffered += data.toString('utf8');
+        if (buffered.includes(this.spec.readyLine)) {
+          this.readyResolve();
+          this.readyResolve = undefined;
+          buffered = '';
+        } else if (buffered.length > 65_536) {
+          buffered = buffered.slice(-4096);
+        }
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (this.stopping) return;
+      this.restarts++;
+      const delay = Math.min(30_000, 500 * 2 ** Math.min(this.restarts, 6));
+      this.logger.error('child exited; restarting', { child: this.spec.name, code, signal, restart_in_ms: delay });
+      setTimeout(() => {
+        if (!this.stopping) this.start();
+      }, delay).unref();
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after graceMs. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}

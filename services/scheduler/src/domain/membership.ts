@@ -1,0 +1,58 @@
+/**
+ * The scheduler's table of inference nodes: who is there, their last reported load, and whether
+ * they are healthy (heart-beating within the time-out).
+ */
+import type { NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
+import { NodeState } from '../../../../gen/tts/v1/synthesis.js';
+
+/** One node as the scheduler sees it. */
+export interface NodeEntry {
+  status: NodeStatusReport;
+  lastHeartbeatMs: number;
+  /** Work the scheduler routed here since the node's last report, in estimated compute seconds. */
+  routedSinceReport: number;
+}
+
+/** Node membership. */
+export class Membership {
+  private readonly nodes = new Map<string, NodeEntry>();
+
+  constructor(private readonly timeoutMs: number, private readonly now: () => number = Date.now) {}
+
+  /** Adds or replaces a node; returns its id. */
+  register(status: NodeStatusReport): string {
+    const id = status.nodeId !== '' ? status.nodeId : status.address;
+    this.nodes.set(id, { status: { ...status, nodeId: id }, lastHeartbeatMs: this.now(), routedSinceReport: 0 });
+    return id;
+  }
+
+  /** Updates a known node; false when the node is unknown (it must register again). */
+  heartbeat(status: NodeStatusReport): boolean {
+    const entry = this.nodes.get(status.nodeId);
+    if (!entry) return false;
+    entry.status = status;
+    entry.lastHeartbeatMs = this.now();
+    entry.routedSinceReport = 0;
+    return true;
+  }
+
+  /** True when the node reported within the time-out. */
+  healthy(entry: NodeEntry): boolean {
+    return this.now() - entry.lastHeartbeatMs <= this.timeoutMs;
+  }
+
+  /** Nodes that are healthy and READY. */
+  ready(): NodeEntry[] {
+    return [...this.nodes.values()].filter((e) => this.healthy(e) && e.status.state === NodeState.NODE_STATE_READY);
+  }
+
+  /** Every node, healthy or not. */
+  all(): NodeEntry[] {
+    return [...this.nodes.values()];
+  }
+
+  /** Forgets nodes silent for longer than `factor` time-outs. */
+  prune(factor = 10): void {
+    for (const [id, e] of this.nodes) if (this.now() - e.lastHeartbeatMs > this.timeoutMs * factor) this.nodes.delete(id);
+  }
+}

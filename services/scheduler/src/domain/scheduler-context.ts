@@ -1,0 +1,12 @@
+import type { Logger } from '../../../common/src/logging/logger.js';
+import type { SchedulerConfig } from '../config.js';
+import type { Membership } from './membership.js';
+import type { RoutingPolicy } from './routing.js';
+
+/** State shared by the scheduler's handlers. */
+export interface SchedulerContext {
+  readonly config: SchedulerConfig;
+  readonly membership: Membership;
+  readonly policy: RoutingPolicy;
+  readonly logger: Logger;
+}

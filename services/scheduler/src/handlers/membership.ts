@@ -1,0 +1,43 @@
+import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import type {
+  HeartbeatRequest,
+  HeartbeatResponse,
+  ListNodesRequest,
+  ListNodesResponse,
+  RegisterNodeRequest,
+  RegisterNodeResponse,
+} from '../../../../gen/tts/v1/scheduler.js';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { toServiceError } from '../../../common/src/grpc/errors.js';
+import type { SchedulerContext } from '../domain/scheduler-context.js';
+
+/** RegisterNode: a node announces itself with its first status. */
+export function registerNode(ctx: SchedulerContext) {
+  return (call: ServerUnaryCall<RegisterNodeRequest, RegisterNodeResponse>, callback: sendUnaryData<RegisterNodeResponse>): void => {
+    const status = call.request.status;
+    if (!status || status.address === '') {
+      callback(toServiceError(new TtsError('VALIDATION_FAILED', 'status.address is required.', { loc: ['status', 'address'] })));
+      return;
+    }
+    const nodeId = ctx.membership.register(status);
+    ctx.logger.info('node registered', { node_id: nodeId, address: status.address });
+    callback(null, { nodeId, heartbeatIntervalMs: ctx.config.heartbeatMs });
+  };
+}
+
+/** Heartbeat: a node reports its load; unknown nodes are told to register again. */
+export function heartbeat(ctx: SchedulerContext) {
+  return (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void => {
+    const status = call.request.status;
+    callback(null, { known: status !== undefined && ctx.membership.heartbeat(status) });
+  };
+}
+
+/** ListNodes: every known node with its last report and health. */
+export function listNodes(ctx: SchedulerContext) {
+  return (_call: ServerUnaryCall<ListNodesRequest, ListNodesResponse>, callback: sendUnaryData<ListNodesResponse>): void => {
+    callback(null, {
+      nodes: ctx.membership.all().map((e) => ({ status: e.status, lastHeartbeatUnixMs: e.lastHeartbeatMs, healthy: ctx.membership.healthy(e) })),
+    });
+  };
+}

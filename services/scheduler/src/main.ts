@@ -1,0 +1,22 @@
+/** Process entry point of the scheduler. */
+import { exitWithParent } from '../../common/src/process/parent-watch.js';
+import { createLogger } from '../../common/src/logging/logger.js';
+import { start } from './server.js';
+
+const logger = createLogger('scheduler');
+try {
+  const scheduler = await start({ logger });
+  let signalled = false;
+  const shutdown = (signal: string): void => {
+    if (signalled) return;
+    signalled = true;
+    logger.info('shutting down', { signal });
+    scheduler.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  exitWithParent(shutdown);
+} catch (err) {
+  logger.error('scheduler failed to start', { err });
+  process.exit(1);
+}
