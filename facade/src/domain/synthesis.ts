@@ -115,13 +115,21 @@ export class SynthesisGateway {
 
   private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: PickNodeResponse) => Promise<T>): Promise<T> {
     const exclude: string[] = [];
+    let lastError: TtsError | undefined;
     for (let i = 0; ; i++) {
-      const node = await this.pick(req, exclude);
+      let node: PickNodeResponse;
+      try {
+        node = await this.pick(req, exclude);
+      } catch (err) {
+        // No other node to retry on: the client is better served by the original failure.
+        throw lastError ?? err;
+      }
       try {
         return await attempt(node);
       } catch (err) {
         const e = translate(fromServiceError(err), fields);
         if (i >= this.options.retries || !RETRYABLE.has(e.code)) throw e;
+        lastError = e;
         exclude.push(node.nodeId);
       }
     }

@@ -2,6 +2,7 @@
  * Streaming audio encoders. wav and pcm are written in JS; mp3, opus (Ogg), aac (ADTS) and flac stream
  * through one ffmpeg process per encoder: s16le in on stdin, the container out on stdout.
  */
+import type { Writable } from 'node:stream';
 import { TtsError } from '../errors/tts-error.js';
 import { contentTypeOf, isAudioFormat, isSampleRateSupported, nearestSupportedRate, type AudioFormat } from './format.js';
 import { FFMPEG, FFMPEG_QUIET, MediaProcess, cancelledError } from './media-process.js';
@@ -186,6 +187,7 @@ abstract class EncoderBase implements AudioEncoder {
   protected readonly queue = new ByteQueue(OUTPUT_HIGH_WATER_BYTES);
   protected state: EncoderState = 'open';
   private failure: Error | undefined;
+  private ending: Promise<void> | undefined;
   private readonly waiters = new Set<(error: Error) => void>();
   private readonly signal: AbortSignal | undefined;
   private readonly onAbortSignal = (): void => this.abort();
@@ -201,7 +203,14 @@ abstract class EncoderBase implements AudioEncoder {
   }
 
   abstract write(samples: Float32Array): Promise<void>;
-  abstract end(): Promise<void>;
+
+  end(): Promise<void> {
+    this.ending ??= this.endInput();
+    return this.ending;
+  }
+
+  /** Closes the input: called once, by the first `end()`. */
+  protected abstract endInput(): Promise<void>;
 
   /** Releases the encoder's resources at once (kills the process). */
   protected abstract stop(): void;
@@ -228,7 +237,7 @@ abstract class EncoderBase implements AudioEncoder {
     if (this.state === 'open') return;
     if (this.state === 'aborted') throw cancelledError();
     if (this.state === 'failed' && this.failure !== undefined) throw this.failure;
-    throw new Error(`AudioEncoder: ${this.state === 'ended' ? 'write or end after end()' : 'write or end after the encoder finished'}`);
+    throw new Error(`AudioEncoder: ${this.state === 'ended' ? 'write after end()' : 'write or end after the encoder finished'}`);
   }
 
   /** All bytes are out: the iterator ends after the queued ones. */
@@ -293,7 +302,7 @@ class JsEncoder extends EncoderBase {
     if (this.queue.isFull) await this.wait((done) => this.queue.onceDrained(done));
   }
 
-  async end(): Promise<void> {
+  protected async endInput(): Promise<void> {
     this.assertOpen();
     this.state = 'ended';
     if (this.held !== undefined) {
@@ -349,16 +358,14 @@ class FfmpegEncoder extends EncoderBase {
   }
 
   async write(samples: Float32Array): Promise<void> {
-    this.assertOpen();
+    const stdin = this.openInput();
     if (samples.length === 0) return;
-    const stdin = this.proc!.child.stdin;
     if (!stdin.write(encodePcm16le(samples))) await this.wait((done) => stdin.once('drain', done));
   }
 
-  async end(): Promise<void> {
-    this.assertOpen();
+  protected async endInput(): Promise<void> {
+    const stdin = this.openInput();
     this.state = 'ended';
-    const stdin = this.proc!.child.stdin;
     await this.wait((done) => {
       stdin.once('finish', done);
       stdin.end();
@@ -367,6 +374,13 @@ class FfmpegEncoder extends EncoderBase {
 
   protected stop(): void {
     this.proc?.kill();
+  }
+
+  /** ffmpeg's stdin, after checking that input is still accepted. */
+  private openInput(): Writable {
+    this.assertOpen();
+    if (this.proc === undefined) throw cancelledError(); // only an encoder created aborted has no process
+    return this.proc.child.stdin;
   }
 }
 

@@ -55,7 +55,10 @@ export class MediaProcess {
     // EPIPE when the process dies before reading all input: the exit status reports the failure.
     this.child.stdin.on('error', () => undefined);
     this.exited = new Promise((resolve) => {
-      this.child.once('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
+      // 'error' without a pid means the process never started; otherwise 'close' follows and reports.
+      this.child.on('error', (error) => {
+        if (this.child.pid === undefined) resolve({ code: null, signal: null, spawnError: error });
+      });
       this.child.once('close', (code, signal) => resolve({ code, signal, spawnError: undefined }));
     });
   }

@@ -23,12 +23,14 @@ export interface AudioProbe {
 }
 
 /**
- * Decodes any container ffmpeg reads (through a pipe) to mono float: ffmpeg downmixes, then this
- * module's resampler converts to `sampleRate` when given. Throws TtsError AUDIO_DECODE_FAILED when
+ * Decodes any container ffmpeg reads (through a pipe) to mono float (the mean of the channels) at its
+ * native rate, or at `sampleRate` through this module's resampler. Throws TtsError AUDIO_DECODE_FAILED when
  * ffmpeg cannot decode it (ffmpeg's stderr in `cause`).
  */
 export async function decodeWithFfmpeg(bytes: Uint8Array, options: { sampleRate?: number; signal?: AbortSignal } = {}): Promise<PcmAudio> {
-  const args = [...FFMPEG_QUIET, '-i', 'pipe:0', '-map', '0:a:0', '-ac', '1', '-c:a', 'pcm_f32le', '-f', 'wav', 'pipe:1'];
+  // All channels as float WAV; decodeWav mixes down to their mean, like for WAV input (ffmpeg's own
+  // `-ac 1` would sum stereo at -3 dB each, which is louder than the mean and may exceed 1).
+  const args = [...FFMPEG_QUIET, '-i', 'pipe:0', '-map', '0:a:0', '-c:a', 'pcm_f32le', '-f', 'wav', 'pipe:1'];
   let wav: Buffer;
   try {
     wav = await runToBuffer(FFMPEG, args, bytes, options.signal);

@@ -113,6 +113,66 @@ export const ERROR_CATALOGUE = {
     http: 502, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The model hub refused the download (401/403).',
     hint: 'Set the model-hub token (TTS_MODEL_HUB_TOKEN) to one with access to the repository.', openaiType: 'server_error', retryable: false,
   },
+  // Identity: API keys, administrator key, anti-bot challenge, rate limits, quotas, usage reports.
+  AUTH_KEY_MISSING: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'No API key was sent.',
+    hint: 'Send your key in the X-API-Key header; where the operation allows it, a challenge pass (GET /api/auth/challenge) works instead.', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_KEY_INVALID: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The API key is malformed or unknown.',
+    hint: 'Send the full key exactly as shown when it was created (tts_<key_id>_<secret>).', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_KEY_DISABLED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The API key is disabled.',
+    hint: 'Ask an administrator to enable it (PATCH /api/auth/keys/{key_id}) or to create a new key.', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_KEY_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'No API key has this key_id.',
+    hint: 'List the keys with GET /api/auth/keys.', openaiType: 'not_found_error', retryable: false,
+  },
+  AUTH_TIER_UNKNOWN: invalid('The tier does not exist.', 'Pick a tier from GET /api/auth/tiers.'),
+  AUTH_ADMIN_REQUIRED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The operation is reserved to administrators.',
+    hint: 'Send the administrator key in the X-Admin-Key header; an API key does not grant administrator operations.', openaiType: 'permission_error', retryable: false,
+  },
+  AUTH_ADMIN_KEY_INVALID: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The administrator key is wrong.',
+    hint: 'Send the value of TTS_ADMIN_KEY (or the key printed on the first embedded start) in X-Admin-Key.', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_CHALLENGE_REQUIRED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'No API key and no challenge pass were sent.',
+    hint: 'Send X-API-Key, or get a challenge from GET /api/auth/challenge, solve it and post the solution to receive the pass cookie.', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_CHALLENGE_INVALID: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The challenge is forged or malformed, or the solution does not solve it.',
+    hint: 'Get a new challenge from GET /api/auth/challenge and send its exact challenge string with a valid solution.', openaiType: 'permission_error', retryable: false,
+  },
+  AUTH_CHALLENGE_EXPIRED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The challenge expired before its solution arrived.',
+    hint: 'Get a new challenge and send the solution before expires_unix.', openaiType: 'permission_error', retryable: false,
+  },
+  AUTH_CHALLENGE_REPLAYED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'This challenge was already redeemed.',
+    hint: 'Each challenge is single-use: get a new one.', openaiType: 'permission_error', retryable: false,
+  },
+  AUTH_CHALLENGE_COOKIE_INVALID: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The challenge pass cookie is forged, malformed or issued to another client.',
+    hint: 'Solve a new challenge to get a new pass.', openaiType: 'authentication_error', retryable: false,
+  },
+  AUTH_CHALLENGE_COOKIE_EXPIRED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The challenge pass cookie expired.',
+    hint: 'Solve a new challenge to get a new pass.', openaiType: 'authentication_error', retryable: false,
+  },
+  RATE_LIMITED: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Too many requests for this rate profile.',
+    hint: 'Wait for the Retry-After delay; RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset describe the window.', openaiType: 'rate_limit_error', retryable: true,
+  },
+  QUOTA_EXCEEDED: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The character quota of this key is used up.',
+    hint: 'Wait for the quota to reset (Retry-After: next UTC day or month), send shorter text, or ask for a higher tier.', openaiType: 'rate_limit_error', retryable: true,
+  },
+  USAGE_DATE_INVALID: invalid('A day parameter is not a valid calendar date.', 'Send day_from and day_to as YYYY-MM-DD (UTC days), e.g. 2024-05-31.'),
+  USAGE_DATE_RANGE_INVALID: invalid('day_from is after day_to.', 'Send a day_from on or before day_to.'),
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */

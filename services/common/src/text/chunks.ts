@@ -18,22 +18,29 @@ interface Cuts {
   readonly space: number;
 }
 
+/** 'strong' or 'comma' when a chunk may end right after text[i], else undefined. */
+function clauseBreakAt(text: string, i: number): 'strong' | 'comma' | undefined {
+  const ch = text[i]!;
+  const next = text[i + 1];
+  if (next === undefined || (next !== ' ' && !BREAK_WITHOUT_SPACE.test(ch))) return undefined;
+  if (STRONG_BREAK.test(ch)) return 'strong';
+  return COMMA_BREAK.test(ch) ? 'comma' : undefined;
+}
+
 function findCuts(text: string, max: number, minLen: number): Cuts {
   let strong = -1;
   let comma = -1;
   let space = -1;
   const last = Math.min(max, text.length - 1);
   for (let i = 1; i <= last; i++) {
-    const ch = text[i]!;
-    if (ch === ' ') {
+    if (text[i] === ' ') {
       space = i;
       continue;
     }
     if (i >= max || i + 1 < minLen) continue;
-    const next = text[i + 1] ?? '';
-    if (next !== ' ' && !BREAK_WITHOUT_SPACE.test(ch)) continue;
-    if (STRONG_BREAK.test(ch)) strong = i + 1;
-    else if (COMMA_BREAK.test(ch)) comma = i + 1;
+    const kind = clauseBreakAt(text, i);
+    if (kind === 'strong') strong = i + 1;
+    else if (kind === 'comma') comma = i + 1;
   }
   return { strong, comma, space };
 }
@@ -70,15 +77,16 @@ export function chunkSentence(sentence: string, maxChars: number): string[] {
 }
 
 /**
- * Cuts `text` once at the last clause boundary (; : — or ,) that leaves a head of `minChars` to
- * `maxChars` characters, for a quick first chunk. Returns the text whole when there is none.
+ * Cuts `text` once, at the first clause boundary (; : — or ,) that leaves a head of `minChars` to
+ * `maxChars` characters, for a quick first chunk. Returns the text whole when it is not longer than
+ * `maxChars` or has no such boundary.
  */
-export function splitAtClause(text: string, maxChars: number, minChars: number): string[] {
+export function splitAtFirstClause(text: string, maxChars: number, minChars: number): string[] {
   if (text.length <= maxChars) return [text];
-  const cuts = findCuts(text, maxChars, minChars);
-  const cut = cuts.strong > 0 ? cuts.strong : cuts.comma;
-  if (cut <= 0) return [text];
-  return [text.slice(0, cut).trimEnd(), text.slice(cut).trimStart()];
+  for (let i = Math.max(1, minChars - 1); i < maxChars; i++) {
+    if (clauseBreakAt(text, i) !== undefined) return [text.slice(0, i + 1), text.slice(i + 1).trimStart()];
+  }
+  return [text];
 }
 
 /** Validates a chunk limit: a finite number of at least 1, rounded down. Throws RangeError otherwise. */

@@ -6,7 +6,8 @@
 // ZWJ/ZWNJ (U+200C/U+200D) are kept: they change the spelling of Indic and Persian text.
 const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u200B\u2060-\u2064\uFEFF\uFFF9-\uFFFC]/g;
 const LINE_BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
-const HORIZONTAL_SPACE = /[^\S\n]+/g;
+// A run of white space other than line breaks, or a single such character that is not a plain space.
+const HORIZONTAL_SPACE = /[ \t\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]{2,}|[\t\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/g;
 
 /**
  * Removes control and invisible characters, turns every line break into "\n", collapses runs of

@@ -2,7 +2,7 @@
  * The text front-end shared by all engines: cleans text, normalizes it for speech (English) and
  * splits it into speakable chunks that are handed to an engine one at a time.
  */
-import { checkMaxChunkChars, chunkSentence, splitAtClause } from './chunks.js';
+import { checkMaxChunkChars, chunkSentence, splitAtFirstClause } from './chunks.js';
 import { isEnglish, isSpeakable } from './cleanup.js';
 import { normalizeEnglish } from './normalize.js';
 import { splitSentences } from './sentences.js';
@@ -29,8 +29,9 @@ const FIRST_CHUNK_MIN_CHARS = 40;
 /**
  * Cleans, normalizes and splits text into speakable chunks (never returns empty strings).
  * Each chunk is at most `maxChunkChars` long (only a single word longer than the limit is cut);
- * a long first sentence is also cut at its first clause boundary past 40 characters (up to 160)
- * so that streaming starts fast. Throws RangeError when `maxChunkChars` is not a number >= 1.
+ * a first chunk longer than 160 characters is also cut at its first clause boundary (; : — ,)
+ * between 40 and 160 characters, so that streaming starts fast.
+ * Throws RangeError when `maxChunkChars` is not a finite number >= 1.
  */
 export function prepareText(text: string, options: PrepareTextOptions = {}): string[] {
   const maxChars = checkMaxChunkChars(options.maxChunkChars ?? 400);
@@ -44,5 +45,5 @@ export function prepareText(text: string, options: PrepareTextOptions = {}): str
   }
   const [first, ...rest] = chunks;
   if (first === undefined) return [];
-  return [...splitAtClause(first, Math.min(maxChars, FIRST_CHUNK_TARGET_CHARS), FIRST_CHUNK_MIN_CHARS), ...rest];
+  return [...splitAtFirstClause(first, Math.min(maxChars, FIRST_CHUNK_TARGET_CHARS), FIRST_CHUNK_MIN_CHARS), ...rest];
 }

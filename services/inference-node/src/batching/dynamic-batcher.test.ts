@@ -61,6 +61,16 @@ describe('DynamicBatcher', () => {
     assert.deepEqual(batches, [['a1', 'a2', 'a3'], ['b1', 'b2']]);
   });
 
+  it('with a similarity measure, batches the oldest request with the closest ones', async () => {
+    const { batches, run } = recorder<number>({ holdMs: 20 });
+    const batcher = new DynamicBatcher<number, string>({ maxBatchSize: 3, maxQueue: 10, run, similarity: (n) => n });
+    const busy = batcher.submit(1000);
+    await sleep(5);
+    const rest = [50, 5, 48, 6, 52, 7].map((n) => batcher.submit(n));
+    await Promise.all([busy, ...rest]);
+    assert.deepEqual(batches, [[1000], [50, 48, 52], [5, 6, 7]]);
+  });
+
   it('refuses a request when the queue is full with TTS_NODE_OVERLOADED and a Retry-After', async () => {
     const { run } = recorder<number>({ holdMs: 40 });
     const batcher = new DynamicBatcher<number, string>({ maxBatchSize: 1, maxQueue: 2, run });

@@ -30,6 +30,13 @@ export interface DynamicBatcherOptions<I, O> {
    * @default every request has the same key
    */
   readonly batchKey?: (item: I) => string;
+  /**
+   * A size measure (e.g. input length). When more requests of one key wait than fit one batch, the
+   * batch takes the oldest request and those whose measure is closest to it, so little padding is
+   * wasted; the oldest request always goes first, so none starves.
+   * @default none: the oldest requests, in order
+   */
+  readonly similarity?: (item: I) => number;
 }
 
 /** Counters of a batcher since it was created. */
@@ -69,6 +76,7 @@ export class DynamicBatcher<I, O> {
   private readonly maxConcurrentBatches: number;
   private readonly runBatch: (batch: readonly I[]) => Promise<readonly O[]>;
   private readonly batchKey: (item: I) => string;
+  private readonly similarity: ((item: I) => number) | undefined;
   private readonly queue: Entry<I, O>[] = [];
   private readonly runningBatches = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -91,6 +99,7 @@ export class DynamicBatcher<I, O> {
     this.maxQueueDelayMs = delay;
     this.runBatch = options.run;
     this.batchKey = options.batchKey ?? (() => '');
+    this.similarity = options.similarity;
   }
 
   /**
@@ -193,24 +202,41 @@ export class DynamicBatcher<I, O> {
   private nextDueBatch(): Entry<I, O>[] | null {
     const oldest = this.queue[0]!;
     const groups = new Map<string, Entry<I, O>[]>();
-    let full: Entry<I, O>[] | undefined;
     for (const entry of this.queue) {
       let group = groups.get(entry.key);
       if (group === undefined) groups.set(entry.key, (group = []));
-      if (group.length < this.maxBatchSize) group.push(entry);
-      if (group.length === this.maxBatchSize && full === undefined) full = group;
+      group.push(entry);
     }
     const waited = performance.now() - oldest.enqueuedAt;
-    const batch = full ?? (waited >= this.maxQueueDelayMs ? groups.get(oldest.key)! : undefined);
-    if (batch === undefined) {
+    const oldestGroup = groups.get(oldest.key)!;
+    let group: Entry<I, O>[] | undefined;
+    if (waited >= this.maxQueueDelayMs || oldestGroup.length >= this.maxBatchSize) group = oldestGroup;
+    else group = [...groups.values()].find((g) => g.length >= this.maxBatchSize);
+    if (group === undefined) {
       this.armTimer(this.maxQueueDelayMs - waited);
       return null;
     }
+    const batch = this.select(group);
     const taken = new Set(batch);
     let write = 0;
     for (const entry of this.queue) if (!taken.has(entry)) this.queue[write++] = entry;
     this.queue.length = write;
     return batch;
+  }
+
+  /**
+   * Up to maxBatchSize entries of one group (oldest first in the queue): the oldest, then either
+   * the next oldest or, with `similarity`, the ones closest to the oldest.
+   */
+  private select(group: Entry<I, O>[]): Entry<I, O>[] {
+    if (group.length <= this.maxBatchSize) return group;
+    const similarity = this.similarity;
+    if (similarity === undefined) return group.slice(0, this.maxBatchSize);
+    const first = group[0]!;
+    const anchor = similarity(first.item);
+    const rest = group.slice(1).map((entry, age) => ({ entry, age, distance: Math.abs(similarity(entry.item) - anchor) }));
+    rest.sort((a, b) => a.distance - b.distance || a.age - b.age);
+    return [first, ...rest.slice(0, this.maxBatchSize - 1).map((r) => r.entry)];
   }
 
   private start(batch: Entry<I, O>[]): void {

@@ -7,7 +7,8 @@ export async function warmUp(registry: EngineRegistry): Promise<WarmupReport> {
   const started = performance.now();
   const voices = new Set<string>();
   for (const engine of registry.ready()) {
-    const v = engine.voices()[0];
+    const all = engine.voices();
+    const v = all.find((x) => x.language.toLowerCase().startsWith('en')) ?? all[0];
     if (v) voices.add(v.id);
   }
   try {

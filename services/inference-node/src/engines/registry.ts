@@ -5,9 +5,6 @@
 import { TtsError } from '../../../common/src/errors/tts-error.js';
 import type { Logger } from '../../../common/src/logging/logger.js';
 import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
-import { createFliteEngine } from './flite/index.js';
-import { createEspeakEngine } from './espeak/index.js';
-import { createFestivalEngine } from './festival/index.js';
 
 /** Settings the engine factories read. */
 export interface EngineSettings {
@@ -17,13 +14,16 @@ export interface EngineSettings {
   readonly festivalProcesses: number;
 }
 
-/** Builds an engine from settings; the factory table below is the registry's only coupling to engines. */
-export type EngineFactory = (settings: EngineSettings) => SynthesisEngine;
+/**
+ * Builds an engine from settings. The factory table below is the registry's only coupling to
+ * concrete engines; modules are imported lazily so a node loads only the engines it runs.
+ */
+export type EngineFactory = (settings: EngineSettings) => Promise<SynthesisEngine>;
 
 const FACTORIES: Readonly<Record<string, EngineFactory>> = {
-  festival: (s) => createFestivalEngine({ processes: s.festivalProcesses }),
-  flite: (s) => createFliteEngine({ workers: s.fliteWorkers }),
-  espeak: () => createEspeakEngine(),
+  festival: async (s) => (await import('./festival/index.js')).createFestivalEngine({ processes: s.festivalProcesses }),
+  flite: async (s) => (await import('./flite/index.js')).createFliteEngine({ workers: s.fliteWorkers }),
+  espeak: async () => (await import('./espeak/index.js')).createEspeakEngine(),
 };
 
 /** Other names clients use for an engine. */
@@ -75,7 +75,7 @@ export class EngineRegistry {
     logger: Logger,
     options: { defaultVoice: string; extra?: readonly SynthesisEngine[] },
   ): Promise<EngineRegistry> {
-    const builders: { name: string; build: () => SynthesisEngine }[] = names.map((raw) => {
+    const builders: { name: string; build: () => SynthesisEngine | Promise<SynthesisEngine> }[] = names.map((raw) => {
       const name = canonicalEngineName(raw);
       const factory = FACTORIES[name];
       if (!factory) throw new TtsError('TTS_ENGINE_NOT_FOUND', `Unknown engine "${raw}" in configuration.`);
@@ -87,7 +87,7 @@ export class EngineRegistry {
         const started = Date.now();
         let engine: SynthesisEngine | undefined;
         try {
-          engine = build();
+          engine = await build();
           await engine.load();
           logger.info('engine loaded', { engine: name, voices: engine.voices().length, ms: Date.now() - started });
           return { name, engine, ready: true, error: undefined };

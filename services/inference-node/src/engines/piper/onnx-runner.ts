@@ -18,7 +18,10 @@ export type WorkerRequest =
 
 /** A message from the ONNX worker. */
 export type WorkerReply =
-  | { readonly kind: 'opened'; readonly requestId: number; readonly sessionId: number; readonly provider: string; readonly inputNames: string[]; readonly outputNames: string[] }
+  | {
+    readonly kind: 'opened'; readonly requestId: number; readonly sessionId: number; readonly provider: string;
+    readonly skippedProviders: { provider: string; error: string }[]; readonly inputNames: string[]; readonly outputNames: string[];
+  }
   | { readonly kind: 'ran'; readonly requestId: number; readonly outputs: Record<string, PlainTensor> }
   | { readonly kind: 'released'; readonly requestId: number }
   | { readonly kind: 'failed'; readonly requestId: number; readonly message: string };
@@ -35,6 +38,8 @@ export interface OnnxModelSession {
   readonly outputNames: readonly string[];
   /** Execution provider the session runs on ("cpu", "cuda", ...). */
   readonly provider: string;
+  /** Providers tried before `provider` and why each failed. */
+  readonly skippedProviders: readonly { readonly provider: string; readonly error: string }[];
   /** Runs the model on `feeds`; resolves with every output. */
   run(feeds: Readonly<Record<string, PlainTensor>>): Promise<Record<string, PlainTensor>>;
   /** Frees the session. */
@@ -59,12 +64,13 @@ class MainThreadRunner implements OnnxRunner {
   constructor(private readonly config: OnnxSessionConfig) {}
 
   async open(modelPath: string): Promise<OnnxModelSession> {
-    const { session, provider } = await createSession(modelPath, this.config);
+    const { session, provider, skipped } = await createSession(modelPath, this.config);
     this.sessions.add(session);
     return {
       inputNames: [...session.inputNames],
       outputNames: [...session.outputNames],
       provider,
+      skippedProviders: skipped,
       run: (feeds) => runSession(session, feeds),
       release: async () => {
         if (this.sessions.delete(session)) await session.release();
@@ -84,10 +90,18 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-/** Worker file next to this one: `.ts` when running from source (tsx), `.js` when built. */
-function workerUrl(): URL {
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./onnx-worker${extension}`, import.meta.url);
+/**
+ * Starts the worker file next to this one: `onnx-worker.js` when built. When running from source
+ * (tsx), a worker does not inherit the TypeScript loader on Node 20, so the worker first registers
+ * tsx and then imports `onnx-worker.ts`.
+ */
+function startWorker(config: OnnxSessionConfig): Worker {
+  const workerData = { ...config } satisfies OnnxSessionConfig;
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData });
+  const entry = new URL('./onnx-worker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
 }
 
 class WorkerRunner implements OnnxRunner {
@@ -101,20 +115,21 @@ class WorkerRunner implements OnnxRunner {
 
   async open(modelPath: string): Promise<OnnxModelSession> {
     let remote = await this.openRemote(modelPath);
-    const runner = this;
     return {
       inputNames: remote.inputNames,
       outputNames: remote.outputNames,
       provider: remote.provider,
-      async run(feeds) {
-        if (remote.generation !== runner.generation || runner.worker === undefined) remote = await runner.openRemote(modelPath);
-        const reply = await runner.request({ kind: 'run', requestId: 0, sessionId: remote.sessionId, feeds }, transferables(feeds));
+      skippedProviders: remote.skippedProviders,
+      run: async (feeds) => {
+        // A replaced worker has none of the old sessions: open this one again first.
+        if (remote.generation !== this.generation || this.worker === undefined) remote = await this.openRemote(modelPath);
+        const reply = await this.request({ kind: 'run', requestId: 0, sessionId: remote.sessionId, feeds }, transferables(feeds));
         if (reply.kind !== 'ran') throw new Error(`unexpected worker reply ${reply.kind}`);
         return reply.outputs;
       },
-      async release() {
-        if (remote.generation === runner.generation && runner.worker !== undefined && !runner.closed) {
-          await runner.request({ kind: 'release', requestId: 0, sessionId: remote.sessionId });
+      release: async () => {
+        if (remote.generation === this.generation && this.worker !== undefined && !this.closed) {
+          await this.request({ kind: 'release', requestId: 0, sessionId: remote.sessionId });
         }
       },
     };
@@ -128,16 +143,19 @@ class WorkerRunner implements OnnxRunner {
     this.failAll(new Error('ONNX runner closed'));
   }
 
-  private async openRemote(modelPath: string): Promise<{ sessionId: number; generation: number; provider: string; inputNames: string[]; outputNames: string[] }> {
+  private async openRemote(modelPath: string): Promise<{
+    sessionId: number; generation: number; provider: string; skippedProviders: { provider: string; error: string }[]; inputNames: string[]; outputNames: string[];
+  }> {
     const reply = await this.request({ kind: 'open', requestId: 0, modelPath });
     if (reply.kind !== 'opened') throw new Error(`unexpected worker reply ${reply.kind}`);
-    return { sessionId: reply.sessionId, generation: this.generation, provider: reply.provider, inputNames: reply.inputNames, outputNames: reply.outputNames };
+    const { sessionId, provider, skippedProviders, inputNames, outputNames } = reply;
+    return { sessionId, generation: this.generation, provider, skippedProviders, inputNames, outputNames };
   }
 
   private ensureWorker(): Worker {
     if (this.closed) throw new Error('ONNX runner closed');
     if (this.worker !== undefined) return this.worker;
-    const worker = new Worker(workerUrl(), { workerData: { ...this.config } satisfies OnnxSessionConfig });
+    const worker = startWorker(this.config);
     this.generation++;
     worker.on('message', (reply: WorkerReply) => {
       const pending = this.pending.get(reply.requestId);

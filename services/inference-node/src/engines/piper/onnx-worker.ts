@@ -25,7 +25,7 @@ async function handle(request: WorkerRequest): Promise<void> {
         const sessionId = nextSessionId++;
         sessions.set(sessionId, created.session);
         const reply: WorkerReply = {
-          kind: 'opened', requestId: request.requestId, sessionId, provider: created.provider,
+          kind: 'opened', requestId: request.requestId, sessionId, provider: created.provider, skippedProviders: [...created.skipped],
           inputNames: [...created.session.inputNames], outputNames: [...created.session.outputNames],
         };
         port!.postMessage(reply);

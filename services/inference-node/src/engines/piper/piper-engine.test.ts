@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makePiperFixtures, tinyFixtureReference, tinySamplesPerId, TINY_FIXTURE, type PiperFixtures } from '../../../../../scripts/fixtures/make-piper-fixtures.js';
 import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { Logger } from '../../../../common/src/logging/logger.js';
 import type { EngineOutput, Phonemizer } from '../engine.js';
 import { phonemesToIds, splitPhonemes } from './phoneme-ids.js';
 import { createPiperEngine, type PiperEngine, type PiperEngineOptions } from './piper-engine.js';
@@ -20,12 +21,18 @@ import { readPiperConfig } from './voice-config.js';
 const passThrough: Phonemizer = { phonemize: async (text) => text.split('\n') };
 
 let root = '';
+/** Tiny voices only (fast to load). */
+let tinyDir = '';
+/** Tiny voices plus the heavy one (slow enough to keep a request waiting in the queue). */
+let heavyDir = '';
 let fixtures: PiperFixtures;
 let idMap: ReadonlyMap<string, readonly number[]>;
 const engines: PiperEngine[] = [];
+/** One engine with default options, shared by the tests that do not need their own. */
+let shared: PiperEngine;
 
 async function engine(options: Partial<PiperEngineOptions> = {}): Promise<PiperEngine> {
-  const e = createPiperEngine({ voiceDirs: [root], phonemizer: passThrough, normalizeAudio: false, intraOpThreads: 1, ...options });
+  const e = createPiperEngine({ voiceDirs: [tinyDir], phonemizer: passThrough, normalizeAudio: false, intraOpThreads: 1, ...options });
   engines.push(e);
   await e.load();
   return e;
@@ -43,8 +50,12 @@ const TEXTS = ['hello world.', 'a', 'the quick brown fox jumps over the lazy dog
 
 before(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'piper-engine-'));
-  fixtures = await makePiperFixtures(root, { heavy: true });
+  tinyDir = path.join(root, 'tiny');
+  heavyDir = path.join(root, 'heavy');
+  fixtures = await makePiperFixtures(tinyDir);
+  await makePiperFixtures(heavyDir, { heavy: true });
   idMap = (await readPiperConfig(fixtures.tiny)).phonemeIdMap;
+  shared = await engine();
 });
 
 after(async () => {
@@ -54,7 +65,7 @@ after(async () => {
 
 describe('piper engine', () => {
   it('lists each single-speaker voice and each speaker of a multi-speaker voice', async () => {
-    const e = await engine();
+    const e = await engine({ voiceDirs: [heavyDir] });
     const ids = e.voices().map((v) => v.id).sort();
     assert.deepEqual(ids, [
       'piper:en_US-fixture_heavy-medium',
@@ -76,7 +87,7 @@ describe('piper engine', () => {
   });
 
   it('renders the ids Piper would feed: audio equals the fixture reference, duration = ids x hop', async () => {
-    const e = await engine();
+    const e = shared;
     const [out] = await e.synthesize([{ text: 'hello world.', voice: 'piper:en_US-fixture_tiny-low', speed: 1 }]);
     const ids = idsOf('hello world.');
     assert.equal(ids.length, 2 + 2 * 12 + 1);
@@ -87,7 +98,7 @@ describe('piper engine', () => {
   });
 
   it('maps speed to the length scale within nativeSpeed and leaves other speeds to the node', async () => {
-    const e = await engine();
+    const e = shared;
     const voice = 'piper:en_US-fixture_tiny-low';
     const ids = idsOf('speed');
     const [fast, slow, extreme] = await e.synthesize([
@@ -103,7 +114,7 @@ describe('piper engine', () => {
   });
 
   it('gives each speaker of a multi-speaker voice its own audio', async () => {
-    const e = await engine();
+    const e = shared;
     const base = 'piper:en_US-fixture_multi-low';
     const [alpha, beta, betaById] = samplesOf(await e.synthesize([
       { text: 'same text', voice: `${base}#alpha`, speed: 1 },
@@ -159,19 +170,19 @@ describe('piper engine', () => {
   });
 
   it('skips and counts phonemes missing from the id map', async () => {
-    const e = await engine();
+    const e = shared;
     const [out] = await e.synthesize([{ text: 'a★b★', voice: 'piper:en_US-fixture_tiny-low', speed: 1 }]);
     assert.deepEqual(out!.audio.samples, tinyFixtureReference(idsOf('ab'), 1));
     assert.equal(e.stats().missingPhonemes['★'], 2);
   });
 
   it('refuses unknown voices with TTS_VOICE_NOT_FOUND', async () => {
-    const e = await engine();
+    const e = shared;
     await assert.rejects(e.synthesize([{ text: 'x', voice: 'piper:nope', speed: 1 }]), (err: unknown) => err instanceof TtsError && err.code === 'TTS_VOICE_NOT_FOUND');
   });
 
   it('refuses work beyond the batch queue with TTS_NODE_OVERLOADED and a Retry-After', async () => {
-    const e = await engine({ batching: { maxBatchSize: 1, maxQueue: 1 } });
+    const e = await engine({ voiceDirs: [heavyDir], batching: { maxBatchSize: 1, maxQueue: 1 } });
     const voice = 'piper:en_US-fixture_heavy-medium';
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => e.synthesize([{ text: 'overload test sentence', voice, speed: 1 }])));
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -184,7 +195,7 @@ describe('piper engine', () => {
   });
 
   it('drops a request cancelled while queued: it is rejected at once and never reaches the model', async () => {
-    const e = await engine({ batching: { maxBatchSize: 1 } });
+    const e = await engine({ voiceDirs: [heavyDir], batching: { maxBatchSize: 1 } });
     const voice = 'piper:en_US-fixture_heavy-medium';
     const long = 'this sentence keeps the heavy model busy for a while, long enough to queue another one behind it';
     const running = e.synthesize([{ text: long, voice, speed: 1 }]);
@@ -201,9 +212,16 @@ describe('piper engine', () => {
   });
 
   it('tries execution providers in order and reports the one in use', async () => {
-    const e = await engine({ executionProviders: ['cuda', 'cpu'] });
+    const warnings: Record<string, unknown>[] = [];
+    const logger: Logger = {
+      debug: () => undefined, info: () => undefined, error: () => undefined,
+      warn: (_msg, fields) => { warnings.push(fields ?? {}); },
+      child: () => logger,
+    };
+    const e = await engine({ executionProviders: ['cuda', 'cpu'], logger });
     // No CUDA libraries are installed here, so the CPU provider is what runs.
     assert.equal(e.device, 'cpu');
+    assert.ok(warnings.length >= 1 && warnings.every((w) => w['provider'] === 'cuda'), 'the skipped provider is logged');
     const [out] = await e.synthesize([{ text: 'gpu?', voice: 'piper:en_US-fixture_tiny-low', speed: 1 }]);
     assert.deepEqual(out!.audio.samples, tinyFixtureReference(idsOf('gpu?'), 1));
   });

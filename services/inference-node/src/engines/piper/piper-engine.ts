@@ -150,6 +150,7 @@ class PiperEngineImpl implements PiperEngine {
       maxQueue: batching.maxQueue ?? 64,
       maxConcurrentBatches: slots,
       batchKey: (job) => `${job.model.name}|${job.scales.noiseScale}|${job.scales.lengthScale}|${job.scales.noiseW}`,
+      similarity: (job) => job.ids.length,
       run: (jobs) => jobs[0]!.model.infer(jobs, jobs[0]!.scales),
     });
   }
@@ -185,6 +186,9 @@ class PiperEngineImpl implements PiperEngine {
       try {
         const config = await readPiperConfig(files);
         const model = await PiperModel.open(runner, files, config, { silenceThreshold: this.options.silenceThreshold ?? 1e-3 });
+        for (const skipped of model.skippedProviders) {
+          this.options.logger?.warn('execution provider unavailable, trying the next one', { voice: files.name, provider: skipped.provider, err: skipped.error });
+        }
         this.addModel(model);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -74,6 +74,11 @@ export class PiperModel {
     return this.session.provider;
   }
 
+  /** Providers tried before `provider` and why each failed. */
+  get skippedProviders(): readonly { readonly provider: string; readonly error: string }[] {
+    return this.session.skippedProviders;
+  }
+
   /** The model's default scales with `lengthScale` divided by `speed`. */
   scalesFor(speed: number): PiperScales {
     return { noiseScale: this.config.noiseScale, lengthScale: this.config.lengthScale / speed, noiseW: this.config.noiseW };

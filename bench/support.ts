@@ -1,0 +1,44 @@
+/** Small statistics and timing helpers for the benchmarks. */
+import { performance } from 'node:perf_hooks';
+
+/** Percentile (0..100) of `values` by nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** p50/p95/p99/mean of a sample. */
+export function summary(values: readonly number[]): { n: number; p50: number; p95: number; p99: number; mean: number } {
+  const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  return { n: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), mean };
+}
+
+/** Milliseconds taken by `fn`. */
+export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** Runs `fn` `total` times with `concurrency` workers; returns per-call latencies and wall time. */
+export async function load(concurrency: number, total: number, fn: () => Promise<unknown>): Promise<{ latencies: number[]; wallMs: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        latencies.push(await timeMs(fn));
+      }
+    }),
+  );
+  return { latencies, wallMs: performance.now() - started };
+}
+
+/** Rounds for tables. */
+export function r(n: number, digits = 2): number {
+  return Number(n.toFixed(digits));
+}

@@ -1,0 +1,239 @@
+/**
+ * API keys: created by an administrator, shown once, stored only as a SHA-256 hash.
+ *
+ * Format: `tts_<key_id>_<secret>`: `key_id` is 16 characters of [a-z0-9] (public: it names the key
+ * in lists, paths and usage), `secret` is 40 base62 characters (about 238 random bits). The hash
+ * covers the whole string; a plain SHA-256 is enough because the secret is random, not a password.
+ * Verification looks the key up by id and compares hashes with `crypto.timingSafeEqual`.
+ */
+import type { ApiKeyRecord, ApiKeyRepository } from '../../../services/common/src/data/index.js';
+import { TtsError } from '../../../services/common/src/index.js';
+import { randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
+import { DEFAULT_TIER, requireTier, tierOfKey, type Tier } from './tiers.js';
+
+/** Header carrying an API key (lower-case, as Node exposes request headers). */
+export const API_KEY_HEADER = 'x-api-key';
+
+const KEY_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_ID_LENGTH = 16;
+const SECRET_LENGTH = 40;
+const KEY_PATTERN = /^tts_([a-z0-9]{16})_[A-Za-z0-9]{40}$/;
+const KEY_ID_PATTERN = /^[a-z0-9]{16}$/;
+/** Longer header values are refused without hashing them. */
+const MAX_KEY_LENGTH = 128;
+// Compared against when the key id is unknown, so unknown and wrong keys take the same path.
+const DUMMY_DIGEST = sha256('tts_dummy');
+
+/** A freshly generated key: the string to hand out once, and what is stored. */
+export interface GeneratedApiKey {
+  readonly keyId: string;
+  /** Public beginning of the key, `tts_<key_id>`. */
+  readonly prefix: string;
+  /** The full key string. Return it once; never store or log it. */
+  readonly apiKey: string;
+  /** SHA-256 (hex) of `apiKey`. */
+  readonly secretHash: string;
+}
+
+/** Generates a new key id, secret and hash. */
+export function generateApiKey(): GeneratedApiKey {
+  const keyId = randomString(KEY_ID_LENGTH, KEY_ID_ALPHABET);
+  const apiKey = `tts_${keyId}_${randomString(SECRET_LENGTH)}`;
+  return { keyId, prefix: `tts_${keyId}`, apiKey, secretHash: sha256Hex(apiKey) };
+}
+
+/** The key id of a well-formed key string, or undefined. */
+export function keyIdOf(apiKey: string): string | undefined {
+  return KEY_PATTERN.exec(apiKey)?.[1];
+}
+
+/** True when `value` has the shape of a key id. */
+export function isKeyId(value: string): boolean {
+  return KEY_ID_PATTERN.test(value);
+}
+
+/** What an administrator sends to create a key. */
+export interface CreateApiKeyInput {
+  /** 1 to 100 characters, no control characters. */
+  readonly name: string;
+  /** @default "free" */
+  readonly tier?: string | undefined;
+  /** Override of the tier's daily character quota; null or absent uses the tier's. */
+  readonly dailyCharQuota?: number | null | undefined;
+  /** Override of the tier's monthly character quota; null or absent uses the tier's. */
+  readonly monthlyCharQuota?: number | null | undefined;
+}
+
+/** A partial update; absent fields are unchanged, a null quota override is removed. */
+export interface ApiKeyPatch {
+  readonly name?: string | undefined;
+  readonly tier?: string | undefined;
+  readonly disabled?: boolean | undefined;
+  readonly dailyCharQuota?: number | null | undefined;
+  readonly monthlyCharQuota?: number | null | undefined;
+}
+
+/** A created key: the stored record and the key string, shown this once. */
+export interface CreatedApiKey {
+  readonly record: ApiKeyRecord;
+  readonly apiKey: string;
+}
+
+/** The caller behind a verified key. */
+export interface AuthenticatedKey {
+  readonly record: ApiKeyRecord;
+  readonly tier: Tier;
+}
+
+/** Options of `ApiKeyService`. */
+export interface ApiKeyServiceOptions {
+  readonly repository: ApiKeyRepository;
+  /**
+   * How long a looked-up key is reused without asking the database, in milliseconds. Updates made
+   * through this service take effect at once on this replica; on other replicas after at most this
+   * long. 0 disables the cache.
+   * @default 2000
+   */
+  readonly cacheTtlMs?: number;
+  /** Most keys cached at once. @default 10000 */
+  readonly cacheMaxEntries?: number;
+  /** Clock in milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+interface CachedCredential {
+  readonly record: ApiKeyRecord;
+  readonly digest: Buffer;
+  readonly expiresAt: number;
+}
+
+const NAME_MAX = 100;
+// C0 and C1 control characters.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > NAME_MAX || CONTROL.test(trimmed)) {
+    throw new TtsError('VALIDATION_FAILED', `name must be 1 to ${NAME_MAX} characters without control characters.`, { loc: ['body', 'name'] });
+  }
+  return trimmed;
+}
+
+function checkQuota(value: number | null | undefined, field: string): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new TtsError('VALIDATION_FAILED', `${field} must be a non-negative integer or null.`, { loc: ['body', field] });
+  }
+  return value;
+}
+
+/** Creates, lists, updates and verifies API keys. */
+export class ApiKeyService {
+  private readonly repository: ApiKeyRepository;
+  private readonly cacheTtlMs: number;
+  private readonly cacheMaxEntries: number;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, CachedCredential>();
+
+  constructor(options: ApiKeyServiceOptions) {
+    this.repository = options.repository;
+    this.cacheTtlMs = options.cacheTtlMs ?? 2000;
+    this.cacheMaxEntries = options.cacheMaxEntries ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Creates a key. Throws VALIDATION_FAILED (name, quotas) or AUTH_TIER_UNKNOWN. The returned
+   * `apiKey` is the only time the secret exists outside the client.
+   */
+  async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const name = checkName(input.name);
+    const tier = requireTier(input.tier ?? DEFAULT_TIER).name;
+    const dailyCharQuota = checkQuota(input.dailyCharQuota, 'daily_char_quota') ?? null;
+    const monthlyCharQuota = checkQuota(input.monthlyCharQuota, 'monthly_char_quota') ?? null;
+    const generated = generateApiKey();
+    const record = await this.repository.insert({
+      keyId: generated.keyId,
+      prefix: generated.prefix,
+      secretHash: generated.secretHash,
+      name,
+      tier,
+      dailyCharQuota,
+      monthlyCharQuota,
+    });
+    return { record, apiKey: generated.apiKey };
+  }
+
+  /** Every key, oldest first; records never carry secrets or hashes. */
+  list(): Promise<ApiKeyRecord[]> {
+    return this.repository.list();
+  }
+
+  /** One key; throws AUTH_KEY_NOT_FOUND (404). */
+  async get(keyId: string): Promise<ApiKeyRecord> {
+    const record = isKeyId(keyId) ? await this.repository.find(keyId) : null;
+    if (record === null) throw new TtsError('AUTH_KEY_NOT_FOUND', undefined, { loc: ['path', 'key_id'] });
+    return record;
+  }
+
+  /**
+   * Updates name, tier, disabled flag or quota overrides. Throws AUTH_KEY_NOT_FOUND (404),
+   * VALIDATION_FAILED or AUTH_TIER_UNKNOWN (422). Takes effect at once on this replica.
+   */
+  async update(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord> {
+    const name = patch.name === undefined ? undefined : checkName(patch.name);
+    const tier = patch.tier === undefined ? undefined : requireTier(patch.tier).name;
+    const dailyCharQuota = checkQuota(patch.dailyCharQuota, 'daily_char_quota');
+    const monthlyCharQuota = checkQuota(patch.monthlyCharQuota, 'monthly_char_quota');
+    const record = isKeyId(keyId)
+      ? await this.repository.update(keyId, {
+          ...(name === undefined ? {} : { name }),
+          ...(tier === undefined ? {} : { tier }),
+          ...(patch.disabled === undefined ? {} : { disabled: patch.disabled }),
+          ...(dailyCharQuota === undefined ? {} : { dailyCharQuota }),
+          ...(monthlyCharQuota === undefined ? {} : { monthlyCharQuota }),
+        })
+      : null;
+    this.cache.delete(keyId);
+    if (record === null) throw new TtsError('AUTH_KEY_NOT_FOUND', undefined, { loc: ['path', 'key_id'] });
+    return record;
+  }
+
+  /**
+   * Verifies the X-API-Key header value. Throws AUTH_KEY_MISSING (absent or empty),
+   * AUTH_KEY_INVALID (malformed, oversize, unknown or wrong secret: one code, so the answer does
+   * not reveal which) or AUTH_KEY_DISABLED (only once the secret is proven, so a disabled key is not
+   * revealed to someone without it).
+   */
+  async authenticate(header: string | undefined): Promise<AuthenticatedKey> {
+    if (header === undefined || header === '') throw new TtsError('AUTH_KEY_MISSING');
+    const keyId = header.length > MAX_KEY_LENGTH ? undefined : keyIdOf(header);
+    if (keyId === undefined) throw new TtsError('AUTH_KEY_INVALID');
+    const stored = await this.credential(keyId);
+    const matches = sameDigest(sha256(header), stored?.digest ?? DUMMY_DIGEST);
+    if (stored === undefined || !matches) throw new TtsError('AUTH_KEY_INVALID');
+    if (stored.record.disabled) throw new TtsError('AUTH_KEY_DISABLED');
+    return { record: stored.record, tier: tierOfKey(stored.record.tier) };
+  }
+
+  private async credential(keyId: string): Promise<CachedCredential | undefined> {
+    const now = this.now();
+    const cached = this.cache.get(keyId);
+    if (cached !== undefined && cached.expiresAt > now) return cached;
+    const found = await this.repository.findCredential(keyId);
+    if (found === null) {
+      this.cache.delete(keyId);
+      return undefined;
+    }
+    const entry: CachedCredential = { record: found.record, digest: Buffer.from(found.secretHash, 'hex'), expiresAt: now + this.cacheTtlMs };
+    if (this.cacheTtlMs > 0) {
+      this.cache.delete(keyId);
+      if (this.cache.size >= this.cacheMaxEntries) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest !== undefined) this.cache.delete(oldest);
+      }
+      this.cache.set(keyId, entry);
+    }
+    return entry;
+  }
+}

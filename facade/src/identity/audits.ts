@@ -1,0 +1,88 @@
+/**
+ * The job access audit (every read of a job's status or audio: who asked, who owns it, allowed or
+ * denied) and the consent audit (every synthesis request: endpoint, mode, consent_confirmed,
+ * outcome). Records are append-only; the reports filter as the interface lists.
+ */
+import type {
+  AuditPage,
+  AuditRepository,
+  ConsentInput,
+  ConsentRecord,
+  JobAccessInput,
+  JobAccessRecord,
+} from '../../../services/common/src/data/index.js';
+import { parseDayRange, parseFilter, parseFlag, parseLimit } from './report-query.js';
+
+/** Query of GET /api/usage/job-access-audit (raw or coerced values). */
+export interface JobAccessAuditQuery {
+  readonly day_from?: unknown;
+  readonly day_to?: unknown;
+  readonly endpoint?: unknown;
+  readonly requester_key_id?: unknown;
+  readonly owner_key_id?: unknown;
+  readonly only_denied?: unknown;
+  readonly limit?: unknown;
+}
+
+/** Query of GET /api/compliance/consent-audit (raw or coerced values). */
+export interface ConsentAuditQuery {
+  readonly day_from?: unknown;
+  readonly day_to?: unknown;
+  readonly endpoint?: unknown;
+  readonly mode?: unknown;
+  readonly only_failures?: unknown;
+  readonly limit?: unknown;
+}
+
+/** A page of an audit with the filters that produced it. */
+export interface AuditReport<T> extends AuditPage<T> {
+  readonly dayFrom: string | null;
+  readonly dayTo: string | null;
+  readonly limit: number;
+  /** True when records were left out by the limit. */
+  readonly truncated: boolean;
+}
+
+/** Appends to and reads the audits. */
+export class AuditService {
+  constructor(private readonly repository: AuditRepository) {}
+
+  /** Appends a job access record (call it for every read of a job's status or audio, allowed or not). */
+  recordJobAccess(input: JobAccessInput): Promise<void> {
+    return this.repository.recordJobAccess(input);
+  }
+
+  /** Appends a consent record (call it once per synthesis request, whatever its outcome). */
+  recordConsent(input: ConsentInput): Promise<void> {
+    return this.repository.recordConsent(input);
+  }
+
+  /** GET /api/usage/job-access-audit. Throws USAGE_DATE_INVALID, USAGE_DATE_RANGE_INVALID, VALIDATION_FAILED (422). */
+  async jobAccess(query: JobAccessAuditQuery): Promise<AuditReport<JobAccessRecord>> {
+    const range = parseDayRange(query);
+    const limit = parseLimit(query.limit);
+    const page = await this.repository.listJobAccess({
+      ...range,
+      endpoint: parseFilter(query.endpoint, 'endpoint'),
+      requesterKeyId: parseFilter(query.requester_key_id, 'requester_key_id'),
+      ownerKeyId: parseFilter(query.owner_key_id, 'owner_key_id'),
+      onlyDenied: parseFlag(query.only_denied, 'only_denied'),
+      limit,
+    });
+    return { ...range, limit, ...page, truncated: page.total > page.records.length };
+  }
+
+  /** GET /api/compliance/consent-audit. Throws USAGE_DATE_INVALID, USAGE_DATE_RANGE_INVALID, VALIDATION_FAILED (422). */
+  async consent(query: ConsentAuditQuery): Promise<AuditReport<ConsentRecord>> {
+    const range = parseDayRange(query);
+    const limit = parseLimit(query.limit);
+    const page = await this.repository.listConsent({
+      ...range,
+      endpoint: parseFilter(query.endpoint, 'endpoint'),
+      mode: parseFilter(query.mode, 'mode'),
+      onlyFailures: parseFlag(query.only_failures, 'only_failures'),
+      limit,
+    });
+    return { ...range, limit, ...page, truncated: page.total > page.records.length };
+  }
+}

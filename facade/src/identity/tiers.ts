@@ -1,0 +1,68 @@
+/**
+ * The API key tiers: rate, character quotas, text length, concurrency and price. Every key belongs
+ * to one; per-key overrides can replace the character quotas.
+ */
+import { TtsError } from '../../../services/common/src/index.js';
+
+/** One tier. */
+export interface Tier {
+  /** Stable name stored on keys. */
+  readonly name: string;
+  /**
+   * Calls per minute for keys of this tier. The api_key rate profile (360/min) is the ceiling;
+   * a lower value here tightens it.
+   */
+  readonly ratePerMinute: number;
+  /** Successful characters per UTC day. */
+  readonly dailyCharQuota: number;
+  /** Successful characters per UTC calendar month. */
+  readonly monthlyCharQuota: number;
+  /** Longest text accepted in one request, in characters. */
+  readonly maxTextLength: number;
+  /** Asynchronous jobs a key may have queued or running at once. */
+  readonly concurrentJobs: number;
+  /** Price in US dollars per million successful characters. */
+  readonly pricePerMillionCharsUsd: number;
+}
+
+/**
+ * The tiers, cheapest first. Rates follow the documented api_key profile (360/min) for every tier:
+ * tiers differ by volume (quotas, text length, concurrent jobs) and price, in line with common
+ * cloud TTS offers (free trial volume; about $15 per million characters at list price, less at
+ * volume).
+ */
+export const TIERS: readonly Tier[] = [
+  { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, pricePerMillionCharsUsd: 0 },
+  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, pricePerMillionCharsUsd: 15 },
+  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, pricePerMillionCharsUsd: 10 },
+];
+
+/** The tier given to keys created without one. */
+export const DEFAULT_TIER = 'free';
+
+/** The tier called `name`, or undefined. */
+export function findTier(name: string): Tier | undefined {
+  return TIERS.find((t) => t.name === name);
+}
+
+/** The tier called `name`; throws AUTH_TIER_UNKNOWN (422) otherwise. */
+export function requireTier(name: string, loc: readonly (string | number)[] = ['body', 'tier']): Tier {
+  const tier = findTier(name);
+  if (tier === undefined) throw new TtsError('AUTH_TIER_UNKNOWN', undefined, { loc });
+  return tier;
+}
+
+/**
+ * The tier of a stored key. A name no longer in the table (a tier was removed) falls back to the
+ * default tier rather than failing the caller's request.
+ */
+export function tierOfKey(name: string): Tier {
+  return findTier(name) ?? findTier(DEFAULT_TIER)!;
+}
+
+/** Throws TTS_TEXT_TOO_LONG when `characters` exceeds the tier's maximum text length. */
+export function checkTextLength(tier: Tier, characters: number, loc: readonly (string | number)[] = ['body', 'text']): void {
+  if (characters > tier.maxTextLength) {
+    throw new TtsError('TTS_TEXT_TOO_LONG', `The text has ${characters} characters; the ${tier.name} tier accepts at most ${tier.maxTextLength}.`, { loc });
+  }
+}

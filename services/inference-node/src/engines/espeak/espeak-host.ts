@@ -1,0 +1,67 @@
+/**
+ * The process-wide espeak-ng worker. libespeak-ng is not thread-safe and keeps global state, so the
+ * engine and every phonemizer share ONE worker thread (per library file) that serializes all calls.
+ * A child-process pool would isolate native crashes, but espeak synthesizes a sentence in a few
+ * milliseconds, so one in-process thread costs less than the IPC and keeps memory low.
+ */
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { siblingModule, WorkerPool } from '../workers/worker-pool.js';
+import type { EspeakRequest, EspeakResponse, EspeakWorkerData } from './espeak-worker.js';
+
+/** A reference to the shared espeak worker; release it when done. */
+export interface EspeakHost {
+  /** Runs one request on the espeak thread. */
+  request<K extends EspeakRequest['kind']>(req: Extract<EspeakRequest, { kind: K }>, signal?: AbortSignal): Promise<Extract<EspeakResponse, { kind: K }>>;
+  /** Test hook: the espeak thread dies mid-request (rejects with `TTS_ENGINE_FAILED`) and is replaced. */
+  crashForTest(): Promise<void>;
+  /** Drops this reference; the worker stops with the last one. Idempotent. */
+  release(): Promise<void>;
+}
+
+interface Shared {
+  refs: number;
+  readonly pool: WorkerPool<EspeakRequest, EspeakResponse>;
+  readonly started: Promise<void>;
+}
+
+const shared = new Map<string, Shared>();
+
+/** Takes a reference to the espeak worker of `library`, starting it on first use. */
+export async function acquireEspeakHost(library: string): Promise<EspeakHost> {
+  let entry = shared.get(library);
+  if (!entry) {
+    const data: EspeakWorkerData = { library };
+    const pool = new WorkerPool<EspeakRequest, EspeakResponse>({ name: 'espeak', script: siblingModule(import.meta.url, 'espeak-worker'), size: 1, workerData: data });
+    entry = { refs: 0, pool, started: pool.start() };
+    shared.set(library, entry);
+  }
+  const mine = entry;
+  mine.refs += 1;
+  try {
+    await mine.started;
+  } catch (err) {
+    mine.refs -= 1;
+    if (shared.get(library) === mine) shared.delete(library);
+    throw err;
+  }
+  let released = false;
+  return {
+    async request(req, signal) {
+      if (released) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'espeak: the engine was closed.');
+      const res = await mine.pool.run(req, { signal });
+      if (res.kind !== req.kind) throw new TtsError('TTS_ENGINE_FAILED', `espeak: expected a ${req.kind} answer, got ${res.kind}`);
+      return res as Extract<EspeakResponse, { kind: typeof req.kind }>;
+    },
+    async crashForTest() {
+      await mine.pool.crashWorkerForTest();
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      mine.refs -= 1;
+      if (mine.refs > 0) return;
+      if (shared.get(library) === mine) shared.delete(library);
+      await mine.pool.close();
+    },
+  };
+}

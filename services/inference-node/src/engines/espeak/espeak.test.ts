@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { rms } from '../../../../common/src/audio/dsp.js';
+import { durationSec, type PcmAudio } from '../../../../common/src/audio/pcm.js';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { EngineInput } from '../engine.js';
+import { joinClauses, splitClauses } from './clauses.js';
+import { createEspeakEngine, createEspeakPhonemizer, type EspeakEngine, type EspeakPhonemizer } from './index.js';
+import { bcp47FromEspeak } from './voices.js';
+
+const HELLO = 'Hello world. This is a test.';
+const PARAGRAPH =
+  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
+  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
+  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing.';
+
+function isTtsError(code: string) {
+  return (err: unknown): boolean => err instanceof TtsError && err.code === code;
+}
+
+async function synth(engine: EspeakEngine, input: EngineInput): Promise<PcmAudio> {
+  const [out] = await engine.synthesize([input]);
+  assert.ok(out);
+  return out.audio;
+}
+
+describe('espeak engine', () => {
+  let engine: EspeakEngine;
+
+  before(async () => {
+    engine = createEspeakEngine();
+    await engine.load();
+  });
+
+  after(async () => {
+    await engine.close();
+  });
+
+  it('lists voices of many languages plus English variants, at 22050 Hz', () => {
+    const voices = engine.voices();
+    const byId = new Map(voices.map((v) => [v.id, v]));
+    assert.ok(voices.length > 50, `${voices.length} voices`);
+    assert.ok(voices.every((v) => v.sampleRate === 22_050 && v.engine === 'espeak' && v.id.startsWith('espeak:')));
+    assert.equal(byId.get('espeak:en-us')?.language, 'en-US');
+    assert.equal(byId.get('espeak:de')?.language, 'de');
+    assert.equal(byId.get('espeak:fr-fr')?.language, 'fr-FR');
+    assert.equal(byId.get('espeak:en-us+f3')?.gender, 'female');
+    assert.equal(byId.get('espeak:en-us+m3')?.gender, 'male');
+    assert.equal(new Set(voices.map((v) => v.id)).size, voices.length, 'ids are unique');
+    assert.ok(!voices.some((v) => /mbrola/i.test(v.name)), 'mbrola voices are not listed');
+  });
+
+  it('speaks a short text in several languages', async () => {
+    for (const voice of ['espeak:en-us', 'espeak:en-us+f3', 'espeak:de', 'espeak:fr-fr']) {
+      const [out] = await engine.synthesize([{ text: HELLO, voice, speed: 1 }]);
+      assert.ok(out);
+      assert.equal(out.speedApplied, true);
+      assert.equal(out.audio.sampleRate, 22_050);
+      const sec = durationSec(out.audio);
+      assert.ok(sec > 1 && sec < 5, `${voice}: ${sec} s`);
+      assert.ok(rms(out.audio.samples) > 0.02, `${voice}: rms ${rms(out.audio.samples)}`);
+    }
+  });
+
+  it('gives English variants distinct voices', async () => {
+    const female = await synth(engine, { text: HELLO, voice: 'espeak:en-us+f3', speed: 1 });
+    const male = await synth(engine, { text: HELLO, voice: 'espeak:en-us+m3', speed: 1 });
+    assert.notDeepEqual(female.samples, male.samples);
+  });
+
+  it('applies speed natively through the speaking rate', async () => {
+    const normal = await synth(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
+    const [fast] = await engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 2 }]);
+    assert.ok(fast);
+    assert.equal(fast.speedApplied, true);
+    const ratio = durationSec(fast.audio) / durationSec(normal);
+    assert.ok(ratio > 0.35 && ratio < 0.7, `ratio ${ratio}`);
+    const [slowest] = await engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 0.3 }]);
+    assert.equal(slowest?.speedApplied, false, '0.3 is below 80 wpm: left to the node');
+    assert.ok(slowest && Math.abs(slowest.audio.samples.length / normal.samples.length - 1) < 0.02, 'synthesized at speed 1');
+  });
+
+  it('serializes 8 parallel requests of mixed voices on its one thread', async () => {
+    const voices = ['espeak:en-gb', 'espeak:de', 'espeak:en-us+f2', 'espeak:fr-fr'];
+    const serial = new Map<string, PcmAudio>();
+    for (const voice of voices) serial.set(voice, await synth(engine, { text: HELLO, voice, speed: 1 }));
+    const inputs = Array.from({ length: 8 }, (_, i) => ({ text: HELLO, voice: voices[i % voices.length]!, speed: 1 }));
+    const outs = await Promise.all(inputs.map((input) => synth(engine, input)));
+    // espeak-ng output varies from run to run (up to ~3 % in length for the variants, which add
+    // random pitch flutter); each answer must match its own voice, not just any clip.
+    outs.forEach((audio, i) => {
+      const expected = serial.get(inputs[i]!.voice)!.samples.length;
+      assert.ok(Math.abs(audio.samples.length / expected - 1) < 0.05, `${inputs[i]!.voice}: ${audio.samples.length} vs ${expected}`);
+      assert.ok(rms(audio.samples) > 0.02);
+    });
+  });
+
+  it('replaces its thread when it dies mid-request; synthesis and phonemization go on', async () => {
+    const phonemizer = createEspeakPhonemizer();
+    try {
+      assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);
+      await assert.rejects(engine.crashWorkerForTest(), isTtsError('TTS_ENGINE_FAILED'));
+      const audio = await synth(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
+      assert.ok(rms(audio.samples) > 0.02);
+      assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);
+    } finally {
+      await phonemizer.close();
+    }
+  });
+
+  it('rejects a cancelled request before and while it waits', async () => {
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 1, signal: AbortSignal.abort() }]), isTtsError('TTS_CANCELLED'));
+    const busy = synth(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
+    const controller = new AbortController();
+    const waiting = engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 1, signal: controller.signal }]);
+    controller.abort();
+    await assert.rejects(waiting, isTtsError('TTS_CANCELLED'));
+    assert.ok(durationSec(await busy) > 5);
+  });
+
+  it('rejects unknown voices and bad input with stable codes', async () => {
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'espeak:xx-nowhere', speed: 1 }]), (err: unknown) => {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'TTS_VOICE_NOT_FOUND');
+      assert.deepEqual(err.loc, ['body', 'voice']);
+      return true;
+    });
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'flite:slt', speed: 1 }]), isTtsError('TTS_VOICE_NOT_FOUND'));
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: Number.NaN }]), isTtsError('TTS_SPEED_OUT_OF_RANGE'));
+  });
+
+  it('reads markup-like text literally (no SSML)', async () => {
+    const audio = await synth(engine, { text: '<speak>less than</speak>', voice: 'espeak:en-us', speed: 1 });
+    assert.ok(durationSec(audio) > 1, 'the tags are spoken, not interpreted');
+  });
+
+  it('reports the real-time factor of a 60-word paragraph', async (t) => {
+    const started = performance.now();
+    const audio = await synth(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
+    const rtf = (performance.now() - started) / 1000 / durationSec(audio);
+    t.diagnostic(`espeak:en-us ${PARAGRAPH.split(/\s+/).length} words, ${durationSec(audio).toFixed(1)} s audio: RTF ${rtf.toFixed(3)}`);
+    assert.ok(durationSec(audio) > 10);
+  });
+});
+
+describe('espeak phonemizer', () => {
+  let phonemizer: EspeakPhonemizer;
+
+  before(() => {
+    phonemizer = createEspeakPhonemizer();
+  });
+
+  after(async () => {
+    await phonemizer.close();
+  });
+
+  it('returns one IPA string per sentence with punctuation re-inserted as Piper does', async () => {
+    assert.deepEqual(await phonemizer.phonemize('Hello, world! How are you today?', 'en-us'), ['həlˈoʊ, wˈɜːld!', 'hˌaʊ ɑːɹ juː tədˈeɪ?']);
+    assert.deepEqual(await phonemizer.phonemize('I am fine; thanks: really', 'en-us'), ['aɪɐm fˈaɪn; θˈæŋks: ɹˈiəli']);
+  });
+
+  it('uses the language of the voice and NFD-normalizes', async () => {
+    const [french] = await phonemizer.phonemize('Bonjour le monde.', 'fr-fr');
+    assert.ok(french?.startsWith('bɔ̃ʒˈuʁ'), french);
+    assert.equal(french, french.normalize('NFD'));
+    const [german] = await phonemizer.phonemize('Guten Tag.', 'de');
+    assert.ok(german?.includes('ɡˈuːtən'), german);
+  });
+
+  it('rejects an unknown espeak voice', async () => {
+    await assert.rejects(phonemizer.phonemize('Hello.', 'xx-nowhere'), isTtsError('TTS_VOICE_NOT_FOUND'));
+  });
+});
+
+describe('espeak clause splitting', () => {
+  it('splits at clause and sentence punctuation followed by a space or the end', () => {
+    assert.deepEqual(splitClauses('Pi is 3.14, roughly. Meet at 10:30!'), [
+      { text: 'Pi is 3.14', mark: ',', endsSentence: false },
+      { text: 'roughly', mark: '.', endsSentence: true },
+      { text: 'Meet at 10:30', mark: '!', endsSentence: true },
+    ]);
+    assert.deepEqual(splitClauses('Really?! "Yes." no mark'), [
+      { text: 'Really', mark: '?', endsSentence: true },
+      { text: '"Yes', mark: '.', endsSentence: true },
+      { text: 'no mark', mark: '', endsSentence: true },
+    ]);
+    assert.deepEqual(splitClauses('   '), []);
+  });
+
+  it('joins clause phonemes into sentences and drops sentences without phonemes', () => {
+    const clauses = splitClauses('A, b. ... C');
+    assert.deepEqual(joinClauses(clauses, ['a', 'b', '', 'c']), ['a, b.', 'c']);
+  });
+
+  it('turns espeak language names into BCP-47 tags', () => {
+    assert.equal(bcp47FromEspeak('en-us'), 'en-US');
+    assert.equal(bcp47FromEspeak('en-gb-x-rp'), 'en-GB-x-rp');
+    assert.equal(bcp47FromEspeak('es-419'), 'es-419');
+    assert.equal(bcp47FromEspeak('sr-latn'), 'sr-Latn');
+  });
+});
+
+describe('espeak engine without its library', () => {
+  it('load() rejects with a clear error', async () => {
+    const engine = createEspeakEngine({ library: '/nonexistent/libespeak-ng.so.1' });
+    await assert.rejects(engine.load(), (err: unknown) => {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'TTS_ENGINE_UNAVAILABLE');
+      assert.match(err.message, /cannot load \/nonexistent\/libespeak-ng\.so\.1/);
+      return true;
+    });
+    assert.deepEqual(engine.voices(), []);
+    await engine.close();
+  });
+});

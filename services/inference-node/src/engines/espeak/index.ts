@@ -1,0 +1,124 @@
+/**
+ * The espeak engine: eSpeak NG formant voices for about a hundred languages, synthesized in-process
+ * (libespeak-ng through koffi) on the one espeak thread of the process (see `espeak-host.ts`).
+ * Speed is applied natively through the speaking rate (175 wpm at speed 1, 80..450 wpm).
+ * Also provides the espeak-ng IPA phonemizer Piper-format voices use.
+ */
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
+import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
+import { splitClauses, joinClauses } from './clauses.js';
+import { acquireEspeakHost, type EspeakHost } from './espeak-host.js';
+import { DEFAULT_ESPEAK_LIBRARY, ESPEAK_RATE_WPM } from './espeak-lib.js';
+import { buildVoiceTable, type EspeakVoiceTable } from './voices.js';
+
+/** Options of {@link createEspeakEngine} and {@link createEspeakPhonemizer}. */
+export interface EspeakOptions {
+  /** libespeak-ng soname or path. @default "libespeak-ng.so.1" */
+  readonly library?: string;
+}
+
+/** The espeak engine, with a test hook to crash its worker thread. */
+export interface EspeakEngine extends SynthesisEngine {
+  /** Test hook: the espeak thread dies mid-request (rejects with `TTS_ENGINE_FAILED`) and is replaced. */
+  crashWorkerForTest(): Promise<void>;
+}
+
+/** An espeak-ng phonemizer holding a reference to the shared espeak thread until closed. */
+export interface EspeakPhonemizer extends Phonemizer {
+  /** Releases the espeak thread (it stops when nothing else uses it). */
+  close(): Promise<void>;
+}
+
+class EspeakEngineImpl implements EspeakEngine {
+  readonly name = 'espeak';
+  readonly description = 'eSpeak NG formant synthesis, ~100 languages, in-process (libespeak-ng) on one dedicated thread.';
+  readonly nativeSpeed: SpeedRange = { min: ESPEAK_RATE_WPM.min / ESPEAK_RATE_WPM.normal, max: ESPEAK_RATE_WPM.max / ESPEAK_RATE_WPM.normal };
+  readonly maxBatchSize = 1;
+  /** libespeak-ng is not thread-safe: one synthesis at a time. */
+  readonly concurrency = 1;
+  readonly device = 'cpu';
+  readonly features: readonly string[] = ['multilingual', 'phonemize'];
+  private host: EspeakHost | null = null;
+  private table: EspeakVoiceTable = { descriptors: [], selectors: new Map() };
+
+  constructor(private readonly library: string) {}
+
+  async load(): Promise<void> {
+    if (this.host) return;
+    const host = await acquireEspeakHost(this.library);
+    try {
+      const listing = await host.request({ kind: 'voices' });
+      this.table = buildVoiceTable(listing.voices, listing.variants, listing.sampleRate);
+    } catch (err) {
+      await host.release();
+      throw err;
+    }
+    this.host = host;
+  }
+
+  voices(): readonly VoiceDescriptor[] {
+    return this.table.descriptors;
+  }
+
+  synthesize(batch: readonly EngineInput[]): Promise<EngineOutput[]> {
+    return Promise.all(batch.map((input) => this.synthesizeOne(input)));
+  }
+
+  private async synthesizeOne(input: EngineInput): Promise<EngineOutput> {
+    throwIfCancelled(input.signal, this.name);
+    const host = this.host;
+    if (!host) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'espeak: the engine is not loaded.', { retryAfterSec: 5 });
+    const name = voiceNameOf(input.voice, this.name, (n) => this.table.selectors.has(n));
+    const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
+    const res = await host.request(
+      { kind: 'synthesize', text: input.text, voice: this.table.selectors.get(name)!, wpm: ESPEAK_RATE_WPM.normal * nativeSpeed },
+      input.signal,
+    );
+    return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied };
+  }
+
+  async crashWorkerForTest(): Promise<void> {
+    if (!this.host) throw new Error('espeak: not loaded');
+    await this.host.crashForTest();
+  }
+
+  async close(): Promise<void> {
+    const host = this.host;
+    this.host = null;
+    this.table = { descriptors: [], selectors: new Map() };
+    await host?.release();
+  }
+}
+
+/** Creates the espeak engine (call `load()` before use). */
+export function createEspeakEngine(options: EspeakOptions = {}): EspeakEngine {
+  return new EspeakEngineImpl(options.library ?? DEFAULT_ESPEAK_LIBRARY);
+}
+
+/**
+ * Creates the espeak-ng IPA phonemizer (Piper style, see `clauses.ts`): one IPA string per sentence,
+ * clause punctuation kept. It starts (or shares) the espeak thread on first use. `espeakVoice` is an
+ * espeak voice or language name ("en-us", "de", "fr-fr"); an unknown one rejects with `TTS_VOICE_NOT_FOUND`.
+ */
+export function createEspeakPhonemizer(options: EspeakOptions = {}): EspeakPhonemizer {
+  const library = options.library ?? DEFAULT_ESPEAK_LIBRARY;
+  let host: Promise<EspeakHost> | null = null;
+  return {
+    async phonemize(text, espeakVoice) {
+      host ??= acquireEspeakHost(library).catch((err: unknown) => {
+        host = null;
+        throw err;
+      });
+      const clauses = splitClauses(text);
+      if (clauses.length === 0) return [];
+      const res = await (await host).request({ kind: 'phonemize', voice: espeakVoice, clauses: clauses.map((c) => c.text) });
+      return joinClauses(clauses, res.phonemes);
+    },
+    async close() {
+      const h = host;
+      host = null;
+      if (h) await (await h.catch(() => null))?.release();
+    },
+  };
+}

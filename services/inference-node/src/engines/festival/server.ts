@@ -1,0 +1,283 @@
+/**
+ * One warm `festival --server` process and the one client connection the engine keeps to it.
+ *
+ * The process loads the voice from a generated init file before its server starts, so requests pay
+ * no start-up cost. Festival forks a child per client connection; the engine keeps one connection
+ * per process, so each process synthesizes one sentence at a time. Festival binds every interface
+ * (it has no bind-address setting); a per-process random password and the loopback access list keep
+ * other hosts and local processes out.
+ *
+ * No orphans: the process runs in its own process group, killed as a whole on `dispose()`, by an
+ * exit hook of this process, and (through `setpriv --pdeathsig`, when installed) by the kernel if
+ * this process dies without running its hooks (SIGKILL). The per-connection children exit when the
+ * connection closes.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { PoolSlot } from '../workers/slot-pool.js';
+import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
+
+/** Options of one festival server. */
+export interface FestivalServerOptions {
+  /** festival executable. */
+  readonly binary: string;
+  /** Festival voice name, e.g. "cmu_us_slt_arctic_hts" (loaded with `(voice_<name>)`). */
+  readonly voice: string;
+  /** Directory for the generated init file. */
+  readonly workDir: string;
+  /** Milliseconds the process may take to start serving. */
+  readonly startTimeoutMs: number;
+  /** Milliseconds one synthesis may take before the process is considered hung and replaced. */
+  readonly requestTimeoutMs: number;
+}
+
+/** Synthesized audio. */
+export interface FestivalAudio {
+  readonly samples: Float32Array;
+  readonly sampleRate: number;
+}
+
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/** Kills every festival process group this process started, synchronously (for the exit hook). */
+function killAllSync(): void {
+  for (const pid of live) killGroup(pid);
+  live.clear();
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+let setprivChecked: boolean | null = null;
+function hasSetpriv(): boolean {
+  setprivChecked ??= spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0;
+  return setprivChecked;
+}
+
+/** A free TCP port on loopback (the OS picks it; festival binds it right after). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The Scheme the server runs before serving: port, password, voice, and the synthesis entry point. */
+function initScheme(port: number, password: string, voice: string): string {
+  return [
+    `(set! server_port ${port})`,
+    '(set! server_log_file nil)',
+    `(set! server_passwd ${schemeString(password)})`,
+    `(set! server_access_list '("127.0.0.1" "localhost"))`,
+    `(voice_${voice})`,
+    "(set! tts_platform_hts_params hts_engine_params)",
+    // Speed: HTS voices take hts_engine's frame-rate factor "-r" (Duration_Stretch has no effect on
+    // them); other voices take Duration_Stretch. Utterance does not evaluate its arguments, hence eval.
+    '(define (tts_platform_say text rate)',
+    '  (if (string-equal (Param.get \'Synth_Method) "HTS")',
+    '      (set! hts_engine_params (append tts_platform_hts_params (list (list "-r" rate))))',
+    "      (Parameter.set 'Duration_Stretch (/ 1 rate)))",
+    "  (utt.send.wave.client (utt.synth (eval (list 'Utterance 'Text text))))",
+    '  nil)',
+    '',
+  ].join('\n');
+}
+
+/** One warm festival server process with its client connection. */
+export class FestivalServer implements PoolSlot {
+  private readonly decoder = new FestivalDecoder();
+  private readonly replies: FestivalMessage[] = [];
+  private waiter: (() => void) | null = null;
+  private failure: TtsError | null = null;
+  private stderrTail = '';
+  private socket: Socket | null = null;
+  private disposed = false;
+  /** Set once the server has started; a death before that is reported by `start()` rejecting. */
+  private started = false;
+  private readonly exited: Promise<void>;
+  /** Output rate of the voice, known after the warm-up synthesis. */
+  sampleRate = 0;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly initFile: string,
+    private readonly options: FestivalServerOptions,
+    private readonly onDeath: (cause: unknown) => void,
+  ) {
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
+    });
+    child.stdout?.resume();
+    child.once('exit', (code, signal) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`)));
+  }
+
+  /** Process id of the festival server (its process group id too). */
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  /** Starts a server, connects, and warms it up with one synthesis. `onDeath` fires if it dies later. */
+  static async start(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        return await FestivalServer.startOnce(options, onDeath);
+      } catch (err) {
+        lastError = err;
+        if (err instanceof TtsError && /cannot run/.test(err.message)) break;
+      }
+    }
+    throw lastError;
+  }
+
+  private static async startOnce(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
+    const port = await freePort();
+    const password = randomBytes(16).toString('hex');
+    const initFile = join(options.workDir, `server-${port}-${randomBytes(4).toString('hex')}.scm`);
+    await writeFile(initFile, initScheme(port, password, options.voice), { mode: 0o600 });
+    const args = ['--server', initFile];
+    const [command, argv] = hasSetpriv() ? ['setpriv', ['--pdeathsig', 'KILL', '--', options.binary, ...args]] : [options.binary, args];
+    const child = spawn(command, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const spawned = await new Promise<Error | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', (err) => resolve(err));
+    });
+    if (spawned || child.pid === undefined) {
+      await rm(initFile, { force: true });
+      throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: cannot run ${options.binary}: ${spawned?.message ?? 'no pid'}`, { cause: spawned });
+    }
+    live.add(child.pid);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.once('exit', killAllSync);
+    }
+    const server = new FestivalServer(child, initFile, options, onDeath);
+    try {
+      await server.connect(port, password);
+      await rm(initFile, { force: true }); // festival has read it; it holds the password
+      const warm = await server.synthesize('Ready.', 1);
+      server.sampleRate = warm.sampleRate;
+      server.started = true;
+      if (server.failure) throw server.failure;
+      return server;
+    } catch (err) {
+      await server.dispose();
+      throw err instanceof TtsError ? err : new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: server failed to start: ${String(err)}`, { cause: err });
+    }
+  }
+
+  private async connect(port: number, password: string): Promise<void> {
+    const deadline = Date.now() + this.options.startTimeoutMs;
+    for (;;) {
+      if (this.failure) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: server failed to start: ${this.failure.message}`);
+      try {
+        this.socket = await new Promise<Socket>((resolve, reject) => {
+          const s = connect(port, '127.0.0.1');
+          s.once('connect', () => {
+            s.removeAllListeners('error');
+            resolve(s);
+          });
+          s.once('error', reject);
+        });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: server did not start listening within ${this.options.startTimeoutMs} ms${this.stderrHint()}`, { cause: err });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const socket = this.socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        this.replies.push(...this.decoder.push(chunk));
+      } catch (err) {
+        this.fail(err instanceof TtsError ? err : new TtsError('TTS_ENGINE_FAILED', String(err)));
+        return;
+      }
+      this.wake();
+    });
+    socket.on('error', (err) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: connection error: ${err.message}`, { cause: err })));
+    socket.on('close', () => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server closed the connection${this.stderrHint()}`)));
+    socket.write(`${password}\n(Parameter.set 'Wavefiletype 'riff)\n`);
+    await this.command(this.options.startTimeoutMs);
+  }
+
+  /** Synthesizes `text` at `rate` (1 = normal). */
+  async synthesize(text: string, rate: number): Promise<FestivalAudio> {
+    if (!this.socket || this.failure) throw this.failure ?? new TtsError('TTS_ENGINE_FAILED', 'festival: not connected');
+    this.socket.write(`(tts_platform_say ${schemeString(text)} ${rate.toFixed(4)})\n`);
+    const messages = await this.command(this.options.requestTimeoutMs);
+    const wave = messages.find((m): m is Extract<FestivalMessage, { type: 'WV' }> => m.type === 'WV');
+    if (!wave) throw new TtsError('TTS_ENGINE_FAILED', 'festival: no wave in the reply');
+    return parseRiffWave(wave.data);
+  }
+
+  /** Waits for the replies of one expression, up to its OK (or ER). */
+  private async command(timeoutMs: number): Promise<FestivalMessage[]> {
+    const timer = setTimeout(() => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: no reply within ${timeoutMs} ms; restarting the server`)), timeoutMs);
+    try {
+      const collected: FestivalMessage[] = [];
+      for (;;) {
+        const next = this.replies.shift();
+        if (next) {
+          if (next.type === 'OK') return collected;
+          if (next.type === 'ER') throw new TtsError('TTS_ENGINE_FAILED', `festival: the server could not synthesize this text${this.stderrHint()}`);
+          collected.push(next);
+          continue;
+        }
+        if (this.failure) throw this.failure;
+        await new Promise<void>((resolve) => (this.waiter = resolve));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+
+  private stderrHint(): string {
+    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
+    return tail ? ` (stderr: ${tail})` : '';
+  }
+
+  /** Marks the server failed: the waiting request rejects, the process group dies, the pool is told. */
+  private fail(error: TtsError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.wake();
+    this.socket?.destroy();
+    if (this.child.pid !== undefined) killGroup(this.child.pid);
+    if (this.started && !this.disposed) this.onDeath(error);
+  }
+
+  /** Kills the process group and removes the init file. */
+  async dispose(): Promise<void> {
+    if (!this.disposed) {
+      this.disposed = true;
+      this.fail(new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the server was stopped'));
+    }
+    if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
+    if (this.child.pid !== undefined) live.delete(this.child.pid);
+    await rm(this.initFile, { force: true });
+  }
+}

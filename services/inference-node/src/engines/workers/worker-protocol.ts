@@ -1,0 +1,19 @@
+/** Messages exchanged between a {@link WorkerPool} and its worker threads. */
+import type { ErrorCode } from '../../../../common/src/errors/catalogue.js';
+
+/**
+ * Main thread -> worker. `exit` asks the worker to end itself once its current request is done
+ * (terminating a thread while it is inside a native call aborts the whole process); `crash` is a
+ * test hook making the worker die with an uncaught error while request `id` is in flight.
+ */
+export type ControlMessage<Req> =
+  | { readonly type: 'request'; readonly id: number; readonly request: Req }
+  | { readonly type: 'exit' }
+  | { readonly type: 'crash'; readonly id: number };
+
+/** Worker -> main thread. */
+export type WorkerMessage<Res> =
+  | { readonly type: 'ready' }
+  | { readonly type: 'init-error'; readonly message: string }
+  | { readonly type: 'result'; readonly id: number; readonly result: Res }
+  | { readonly type: 'error'; readonly id: number; readonly code: ErrorCode | null; readonly message: string };
