@@ -352,11 +352,6 @@ class FfmpegEncoder extends EncoderBase {
     });
   }
 
-  /** Process id of the ffmpeg encoder (for diagnostics and tests). */
-  get pid(): number | undefined {
-    return this.proc?.pid;
-  }
-
   async write(samples: Float32Array): Promise<void> {
     const stdin = this.openInput();
     if (samples.length === 0) return;
@@ -385,7 +380,7 @@ class FfmpegEncoder extends EncoderBase {
 }
 
 /** ffmpeg arguments: raw s16le mono at `sampleRate` on stdin (no probing), `format` on stdout, packets flushed as made. */
-export function ffmpegEncoderArgs(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, bitrateKbps: number, streaming: boolean): string[] {
+function ffmpegEncoderArgs(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, bitrateKbps: number, streaming: boolean): string[] {
   const input = ['-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0'];
   const bitrate = ['-b:a', `${bitrateKbps}k`];
   const codec = {

@@ -36,10 +36,16 @@ describe('parseAudioFormat', () => {
 });
 
 describe('outputSampleRate', () => {
-  it('defaults pcm to 24000 and opus to 48000 whatever the native rate', () => {
+  it('defaults pcm to 24000 whatever the native rate', () => {
     assert.equal(outputSampleRate('pcm', 22050), 24000);
     assert.equal(outputSampleRate('pcm', 16000, 0), 24000);
-    assert.equal(outputSampleRate('opus', 24000), 48000);
+  });
+
+  it('defaults opus to the libopus rate nearest the native one (no needless upsampling)', () => {
+    assert.equal(outputSampleRate('opus', 24000), 24000);
+    assert.equal(outputSampleRate('opus', 16000), 16000);
+    assert.equal(outputSampleRate('opus', 22050), 24000);
+    assert.equal(outputSampleRate('opus', 48000), 48000);
   });
 
   it('defaults wav/flac/mp3/aac to the native rate when the codec takes it', () => {

@@ -69,7 +69,7 @@ export function nearestSupportedRate(format: AudioFormat, rate: number): number 
 
 /**
  * Output sample rate for a format: `requested` (0/undefined = default) validated for the format.
- * Defaults: pcm 24000 (as OpenAI); opus 48000; wav/flac/mp3/aac the engine's `nativeRate` if the codec
+ * Defaults: pcm 24000 (as OpenAI); opus the supported rate nearest the native one (no needless upsampling); wav/flac/mp3/aac the engine's `nativeRate` if the codec
  * takes it, else the nearest rate it takes. Out of range (<8000 or >48000), non-integer, or not taken by
  * the codec (mp3/aac: 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000; opus: 8000, 12000,
  * 16000, 24000, 48000) → TtsError TTS_SAMPLE_RATE_INVALID at `loc`.
@@ -78,7 +78,6 @@ export function outputSampleRate(format: AudioFormat, nativeRate: number, reques
   assertPositiveRate(nativeRate, 'nativeRate');
   if (requested === undefined || requested === 0) {
     if (format === 'pcm') return PCM_DEFAULT_SAMPLE_RATE;
-    if (format === 'opus') return 48000;
     return isSampleRateSupported(format, nativeRate) ? nativeRate : nearestSupportedRate(format, nativeRate);
   }
   if (isSampleRateSupported(format, requested)) return requested;

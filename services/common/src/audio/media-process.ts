@@ -63,11 +63,6 @@ export class MediaProcess {
     });
   }
 
-  /** Process id (undefined when it could not start). */
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   /** Tail of stderr so far. */
   get stderr(): string {
     return this.stderrTail;

@@ -17,12 +17,13 @@ export function int16ToFloat(samples: Int16Array): Float32Array {
   return out;
 }
 
-/** Converts float samples to signed 16-bit, clamping to the representable range. */
+/** Converts float samples to signed 16-bit (x32768, the inverse of int16ToFloat), clamping to the representable range. */
 export function floatToInt16(samples: Float32Array): Int16Array {
   const out = new Int16Array(samples.length);
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
-    out[i] = s >= 1 ? 32767 : s <= -1 ? -32768 : Math.round(s * 32767);
+    const v = Math.round(s * 32768);
+    out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
   }
   return out;
 }

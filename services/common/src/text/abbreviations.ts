@@ -30,7 +30,7 @@ export const FINAL_BEFORE_CAPITAL: Readonly<Record<string, string>> = {
 };
 
 /**
- * Abbreviations that usually continue the sentence ("Apple Inc. Chief ...", "John Smith Jr. Was")
+ * Abbreviations that usually continue the sentence ("Apple Inc. Chief ...", "Martin Luther King Jr. Day")
  * and end it only when a typical sentence opener follows ("... Inc. The").
  */
 export const FINAL_BEFORE_OPENER: Readonly<Record<string, string>> = {
@@ -57,7 +57,8 @@ export function isSentenceOpener(word: string): boolean {
   return SENTENCE_OPENERS.has(word.toLowerCase().replace(/['\u2019].*$/, ''));
 }
 
-const OPENING_PUNCTUATION = /^["'\u201C\u2018\u00AB\u2039([{]+/;
+/** Opening quotes and brackets at the start of a string. */
+export const OPENING_PUNCTUATION = /^["'\u201C\u2018\u00AB\u2039([{]+/;
 const DOTTED_ACRONYM = /^(?:\p{L}\.)+\p{L}$/u;
 
 /** The word a period follows, without opening brackets or quotes: `(Dr` -> `Dr`, `"U.S` -> `U.S`. */

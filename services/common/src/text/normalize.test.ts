@@ -26,6 +26,9 @@ const CASES: readonly (readonly [string, string])[] = [
   ['in 1500 BC', 'in fifteen hundred BC'],
   ['c. 1500', 'circa fifteen hundred'],
   ['She paid 2024 coins.', 'She paid two thousand twenty-four coins.'],
+  ['2024 was a good year.', 'twenty twenty-four was a good year.'],
+  ['It ended. 1999 began.', 'It ended. nineteen ninety-nine began.'],
+  ['Call 911 now.', 'Call nine one one now.'],
   ['from 1990-1995', 'from nineteen ninety to nineteen ninety-five'],
   ['the 1990s and the 80s', 'the nineteen nineties and the eighties'],
   // Currency and percentages
@@ -50,6 +53,7 @@ const CASES: readonly (readonly [string, string])[] = [
   ['2024-01-15', 'January fifteenth, twenty twenty-four'],
   ['01/15/2024', 'January fifteenth, twenty twenty-four'],
   ['31/12/2024', 'December thirty-first, twenty twenty-four'],
+  ['1/15/24', 'January fifteenth, twenty twenty-four'],
   ['15 January 2024', 'the fifteenth of January, twenty twenty-four'],
   ['Jan. 5, 2024', 'January fifth, twenty twenty-four'],
   ['March 3rd', 'March third'],
@@ -93,6 +97,7 @@ const CASES: readonly (readonly [string, string])[] = [
   ['-5 °F', 'minus five degrees Fahrenheit'],
   ['It was 30° outside.', 'It was thirty degrees outside.'],
   ['16 GB of RAM', 'sixteen gigabytes of RAM'],
+  ['a 5-km run', 'a five-kilometer run'],
   ['5\'10"', 'five feet ten inches'],
   // URLs and e-mail
   ['https://example.com/docs', 'example dot com slash docs'],
@@ -104,6 +109,8 @@ const CASES: readonly (readonly [string, string])[] = [
   ['Call (555) 123-4567.', 'Call five five five, one two three, four five six seven.'],
   ['1-800-555-1234', 'one, eight zero zero, five five five, one two three four'],
   ['+44 20 7946 0958', 'plus four four, two zero, seven nine four six, zero nine five eight'],
+  ['Call 555-1234.', 'Call five five five, one two three four.'],
+  ['500-1000 words', 'five hundred to one thousand words'],
   // Symbols
   ['Tom & Jerry', 'Tom and Jerry'],
   ['2 + 2 = 4', 'two plus two equals four'],
@@ -133,6 +140,8 @@ const CASES: readonly (readonly [string, string])[] = [
   ['World War II', 'World War Two'],
   ['Chapter IV', 'Chapter Four'],
   ['Henry I think so.', 'Henry I think so.'],
+  ['Charles I of England', 'Charles the First of England'],
+  ['Long live Richard II.', 'Long live Richard the Second.'],
   // Characters, quotes, dashes, white space
   ['\u201CHello\u201D \u2014 she said\u2026', '"Hello", she said...'],
   ['It\u2019s fine', "It's fine"],

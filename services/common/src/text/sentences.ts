@@ -3,7 +3,7 @@
  * not hard wraps; never after titles ("Dr."), inside decimals, URLs or e-mail addresses, after
  * initials ("J. R. R. Tolkien") or before a lower-case word.
  */
-import { periodEndsSentence, wordBeforePeriod } from './abbreviations.js';
+import { OPENING_PUNCTUATION, periodEndsSentence, wordBeforePeriod } from './abbreviations.js';
 import { checkMaxChunkChars, chunkSentence } from './chunks.js';
 import { cleanText, isSpeakable } from './cleanup.js';
 
@@ -11,7 +11,6 @@ const TERMINATOR_RUN = /[.!?\u2026\u203C\u2047-\u2049\u0964\u0965\u061F\u06D4\u3
 // Full-width terminators end a sentence without a following space.
 const SPACELESS_TERMINATOR = /[\u3002\uFF01\uFF1F\uFF0E]/;
 const CLOSING = /["'\u201D\u2019)\]}\u00BB\u203A\u300D\u300F\uFF09]/;
-const OPENING = /^["'\u201C\u2018\u00AB\u2039([{]+/;
 // How much of the following text the boundary rules look at.
 const LOOKAHEAD_CHARS = 48;
 
@@ -39,12 +38,12 @@ function blocksOf(text: string): string[] {
 
 /** True when the terminator run at [index, index + run.length) ends a sentence. */
 function endsSentence(block: string, sentenceStart: number, index: number, run: string, following: string): boolean {
-  const rest = following.trimStart().replace(OPENING, '');
+  const rest = following.trimStart().replace(OPENING_PUNCTUATION, '');
   if (rest === '') return true;
   if (/\p{Ll}/u.test(rest[0]!)) return false;
   if (run !== '.') return true;
   const word = wordBeforePeriod(block, index);
-  const atStart = block.slice(sentenceStart, index).trim().replace(OPENING, '') === word;
+  const atStart = block.slice(sentenceStart, index).trim().replace(OPENING_PUNCTUATION, '') === word;
   return periodEndsSentence(word, following, atStart);
 }
 

@@ -52,6 +52,7 @@ export function normalizeAddresses(text: string): string {
 }
 
 const PHONE_NANP = /(?:(\+?1)[\s.-]?)?(\(\d{3}\)|\d{3})[\s.-]?(\d{3})[\s.-](\d{4})(?![\w-]|\.\d)/g;
+const PHONE_LOCAL = /(\d{3})-(\d{4})(?![\w-]|[.,]\d)/g;
 const PHONE_INTL = /\+(\d{1,3})((?:[\s.-]?\(?\d{1,4}\)?){2,5})(?![\w-]|\.\d)/g;
 
 function readPhoneGroups(groups: readonly string[]): string {
@@ -67,8 +68,15 @@ export function normalizePhones(text: string): string {
     const lead = country === undefined ? '' : `${country.startsWith('+') ? 'plus ' : ''}${digitsToWords(country)}, `;
     return lead + readPhoneGroups([area, exchange, line]);
   });
-  if (!nanp.includes('+')) return nanp;
-  return rewrite(nanp, PHONE_INTL, (m, src) => {
+  const local = rewrite(nanp, PHONE_LOCAL, (m, src) => {
+    // "555-1234" is a local number; "500-1000" and "250-1500" are ranges.
+    const [, exchange = '', line = ''] = m;
+    const isRange = Number(line) % 100 === 0 || (Number(exchange) % 10 === 0 && Number(line) % 10 === 0);
+    if (isRange || /[\w+\-.,$]/.test(src[m.index - 1] ?? ' ')) return null;
+    return readPhoneGroups([exchange, line]);
+  });
+  if (!local.includes('+')) return local;
+  return rewrite(local, PHONE_INTL, (m, src) => {
     if (/[\w+]/.test(src[m.index - 1] ?? ' ')) return null;
     const groups = (m[2] ?? '').split(/\D+/).filter((g) => g !== '');
     if (groups.join('').length + (m[1] ?? '').length < 7) return null;

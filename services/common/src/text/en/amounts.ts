@@ -119,15 +119,20 @@ const UNITS: Readonly<Record<string, readonly [string, string]>> = {
 };
 
 const UNIT_PATTERN = Object.keys(UNITS).sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-const MEASURE = new RegExp(String.raw`(-?)(?<!\d)(${NUM})\s?(${UNIT_PATTERN})(?![\p{L}\p{N}\u00B2\u00B3])`, 'gu');
+const MEASURE = new RegExp(String.raw`(-?)(?<!\d)(${NUM})(\s?|-)(${UNIT_PATTERN})(?![\p{L}\p{N}\u00B2\u00B3])`, 'gu');
 
-/** Reads measurements: "5 km" -> "five kilometers", "1 kg" -> "one kilogram", "-5°F" -> "minus five degrees Fahrenheit". */
+/**
+ * Reads measurements: "5 km" -> "five kilometers", "1 kg" -> "one kilogram", "-5°F" -> "minus five
+ * degrees Fahrenheit", and hyphenated ones as adjectives: "a 5-km run" -> "a five-kilometer run".
+ */
 export function normalizeUnits(text: string): string {
   if (!/\d/.test(text)) return text;
   return rewrite(text, MEASURE, (m, src) => {
-    const unit = UNITS[m[3] ?? ''];
+    const [, minus = '', number = '', separator, symbol = ''] = m;
+    const unit = UNITS[symbol];
     if (unit === undefined || followsWordChar(src, m.index)) return null;
-    const amount = (m[1] ?? '') + (m[2] ?? '');
+    const amount = minus + number;
+    if (separator === '-') return `${numberToWords(amount)}-${unit[0].replace(/ /g, '-')}`;
     return `${numberToWords(amount)} ${/^-?1$/.test(amount) ? unit[0] : unit[1]}`;
   });
 }

@@ -15,7 +15,8 @@ export function normalizeOrdinals(text: string): string {
   return rewrite(text, ORDINAL, (m, src) => (/[\p{L}\p{N},]/u.test(src[m.index - 1] ?? ' ') ? null : ordinalToWords(m[1] ?? '')));
 }
 
-// Words after which a four-digit number is a year ("in 1999", "since 2001", "the 1999 season").
+// Words after which a four-digit number is a year ("in 1999", "since 2001", "the 1999 season");
+// a four-digit number that opens a sentence or precedes an era ("BC") or "'s" is one too.
 const YEAR_CONTEXT = new Set([
   'in', 'since', 'from', 'until', 'till', 'by', 'of', 'during', 'circa', 'before', 'after', 'between', 'year',
   'early', 'late', 'mid', 'spring', 'summer', 'autumn', 'fall', 'winter', 'copyright', 'around', 'through', 'the',
@@ -26,7 +27,10 @@ const ERA = /^\s*(?:BC|BCE|AD|CE|B\.C\.|A\.D\.)(?!\p{L})/u;
 function isYearInContext(digits: string, src: string, index: number, end: number): boolean {
   if (digits.length !== 4 || digits < '1000' || digits > '2999') return false;
   if (ERA.test(src.slice(end, end + 6)) || src.startsWith("'s", end)) return true;
-  const prev = /(\p{L}+)\s+$/u.exec(src.slice(Math.max(0, index - 16), index))?.[1] ?? '';
+  const before = src.slice(Math.max(0, index - 16), index);
+  // Edited English avoids opening a sentence with a numeral, except for years.
+  if (/(?:^|[.!?]["')]?\s)["'(]?$/.test(before)) return true;
+  const prev = /(\p{L}+)\s+$/u.exec(before)?.[1] ?? '';
   return YEAR_CONTEXT.has(prev) || YEAR_CONTEXT.has(prev.toLowerCase());
 }
 
@@ -82,7 +86,8 @@ export function normalizeCardinals(text: string): string {
     .replace(/(\d)k\b/g, '$1 thousand')
     .replace(/(\d)\s?mn\b/g, '$1 million')
     .replace(/(\d)\s?bn\b/g, '$1 billion')
-    .replace(/(\d)x\b/g, '$1 times');
+    .replace(/(\d)x\b/g, '$1 times')
+    .replace(/\b911\b/g, 'nine one one');
   out = rewrite(out, DIGIT_RUN, separateFromLetters);
   out = rewrite(out, MIXED_FRACTION, (m, src) => {
     if (isAfterNumber(src, m.index)) return null;
@@ -100,5 +105,6 @@ export function normalizeCardinals(text: string): string {
   });
   // A hyphen before a number that follows no word is a minus sign.
   if (out.includes('-')) out = rewrite(out, MINUS, (m, src) => (/[\p{L}\p{N}]/u.test(src[m.index - 1] ?? ' ') ? null : 'minus '));
-  return rewrite(out, PLAIN_NUMBER, readPlainNumber);
+  out = rewrite(out, PLAIN_NUMBER, readPlainNumber);
+  return out.includes('/') ? out.replace(/\s*\/\s*/g, ' slash ') : out;
 }

@@ -27,7 +27,7 @@ function spokenDate(month: number, day: number, year: string | undefined): strin
 }
 
 const ISO_DATE = /(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])/g;
-const SLASH_DATE = /(\d{1,2})\/(\d{1,2})\/(\d{4})(?![\d/])/g;
+const SLASH_DATE = /(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g;
 const DOT_DATE = /(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d|\.\d)/g;
 const MONTH_DAY = new RegExp(String.raw`\b(${MONTH})\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?(?![\p{L}\p{N}:]|[.,]\d)`, 'gu');
 const DAY_MONTH = new RegExp(String.raw`\b(?:([Tt]he)\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(${MONTH})\b(\.?)(?:,?\s+(\d{4}))?(?!\d)`, 'gu');
@@ -50,7 +50,10 @@ export function normalizeDates(text: string): string {
     const a = Number(m[1]);
     const b = Number(m[2]);
     const [month, day] = a > 12 && b <= 12 ? [b, a] : [a, b];
-    return isValidDate(month, day) ? spokenDate(month, day, m[3]) : null;
+    // Two-digit years: "24" is 2024, "99" is 1999.
+    const year = m[3] ?? '';
+    const fullYear = year.length === 2 ? String(Number(year) + (Number(year) < 50 ? 2000 : 1900)) : year;
+    return isValidDate(month, day) ? spokenDate(month, day, fullYear) : null;
   });
   out = rewrite(out, DOT_DATE, (m, src) => {
     if (/[\d.]/.test(src[m.index - 1] ?? ' ')) return null;

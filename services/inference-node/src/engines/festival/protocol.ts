@@ -6,7 +6,9 @@
  * Key stuffing (festival's `socket_send_file`): when the payload itself contains the key, the
  * server sends an `X` before its last character. The decoder below mirrors festival's own client
  * (`socket_receive_file_to_buff`) byte for byte, including its matcher not re-checking the byte that
- * broke a partial match, so both sides agree on every payload.
+ * broke a partial match. Like festival's own client it cannot frame a payload that contains
+ * `ft_StUfF_keX` or ends with a prefix of the key (a limit of the protocol; for 16-bit audio the
+ * odds are about 2^-96 per byte).
  */
 import { TtsError } from '../../../../common/src/errors/tts-error.js';
 

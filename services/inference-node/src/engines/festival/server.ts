@@ -14,9 +14,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { TtsError } from '../../../../common/src/errors/tts-error.js';
 import type { PoolSlot } from '../workers/slot-pool.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
@@ -56,6 +57,23 @@ function killGroup(pid: number): void {
   } catch {
     // already gone
   }
+}
+
+/**
+ * The path of executable `name` (a path, or a name looked up in PATH). Throws `TTS_ENGINE_UNAVAILABLE`
+ * when there is none: through `setpriv`, a missing program would only show up as an exit code.
+ */
+export async function findExecutable(name: string): Promise<string> {
+  const candidates = name.includes('/') ? [name] : (process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: cannot run ${name}: not found or not executable`);
 }
 
 let setprivChecked: boolean | null = null;
@@ -214,8 +232,13 @@ export class FestivalServer implements PoolSlot {
     });
     socket.on('error', (err) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: connection error: ${err.message}`, { cause: err })));
     socket.on('close', () => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server closed the connection${this.stderrHint()}`)));
-    socket.write(`${password}\n(Parameter.set 'Wavefiletype 'riff)\n`);
+    socket.write(`${password}\n(Parameter.set 'Wavefiletype 'riff)\ncurrent-voice\n`);
     await this.command(this.options.startTimeoutMs);
+    const [voice] = await this.command(this.options.startTimeoutMs);
+    const loaded = voice?.type === 'LP' ? voice.data.toString('utf8').trim() : '';
+    if (loaded !== this.options.voice) {
+      throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: voice ${this.options.voice} did not load (current voice: ${loaded || 'none'})${this.stderrHint()}`);
+    }
   }
 
   /** Synthesizes `text` at `rate` (1 = normal). */

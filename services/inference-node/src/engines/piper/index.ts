@@ -12,5 +12,5 @@ export {
 export { PiperModel, type PiperScales, type PiperUtterance } from './piper-model.js';
 export { BOS, EOS, PAD, phonemesToIds, splitPhonemes, type PhonemeIds } from './phoneme-ids.js';
 export { findPiperVoices, parsePiperConfig, readPiperConfig, toBcp47, type PiperVoiceConfig, type PiperVoiceFiles } from './voice-config.js';
-export { createOnnxRunner, type OnnxModelSession, type OnnxRunner, type OnnxRunnerOptions } from './onnx-runner.js';
+export { startOnnxRunner, type OnnxModelSession, type OnnxRunner, type OnnxRunnerOptions } from './onnx-runner.js';
 export { createSession, normalizeProviders, type GraphOptimizationLevel, type OnnxSessionConfig, type PlainTensor } from './onnx-session.js';

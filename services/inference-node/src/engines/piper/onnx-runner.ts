@@ -1,35 +1,27 @@
 /**
  * Runs ONNX models off the node's event loop. onnxruntime-node's `session.run` executes
  * synchronously on the thread that calls it (it only defers the call by one `setImmediate`), so a
- * 100 ms batch would stall gRPC, health checks and cancellations. The runner keeps the sessions
- * in one worker thread and exchanges plain tensors with it (buffers transferred, not copied).
- * A worker that dies is replaced on the next call; sessions are re-opened transparently.
- * `thread: 'main'` runs sessions in-process instead (for debugging or tiny models).
+ * 100 ms batch would stall gRPC, health checks and cancellations. The runner opens the sessions in
+ * worker threads (a `WorkerPool`; each worker holds one session per model) and exchanges plain
+ * tensors with them, buffers transferred rather than copied. A worker that dies fails its
+ * in-flight run with TTS_ENGINE_FAILED and is replaced; the replacement re-opens the sessions.
+ * `thread: 'main'` runs the sessions in-process instead (debugging, tiny models).
  */
-import { Worker } from 'node:worker_threads';
 import type ort from 'onnxruntime-node';
+import { siblingModule, WorkerPool } from '../workers/worker-pool.js';
+import type { OnnxModelDescription, OnnxRequest, OnnxResponse, OnnxWorkerData } from './onnx-worker.js';
 import { createSession, runSession, type OnnxSessionConfig, type PlainTensor } from './onnx-session.js';
-
-/** A message to the ONNX worker. */
-export type WorkerRequest =
-  | { readonly kind: 'open'; readonly requestId: number; readonly modelPath: string }
-  | { readonly kind: 'run'; readonly requestId: number; readonly sessionId: number; readonly feeds: Readonly<Record<string, PlainTensor>> }
-  | { readonly kind: 'release'; readonly requestId: number; readonly sessionId: number };
-
-/** A message from the ONNX worker. */
-export type WorkerReply =
-  | {
-    readonly kind: 'opened'; readonly requestId: number; readonly sessionId: number; readonly provider: string;
-    readonly skippedProviders: { provider: string; error: string }[]; readonly inputNames: string[]; readonly outputNames: string[];
-  }
-  | { readonly kind: 'ran'; readonly requestId: number; readonly outputs: Record<string, PlainTensor> }
-  | { readonly kind: 'released'; readonly requestId: number }
-  | { readonly kind: 'failed'; readonly requestId: number; readonly message: string };
 
 /** Options of an ONNX runner. */
 export interface OnnxRunnerOptions extends OnnxSessionConfig {
-  /** Where sessions run: a worker thread (default) or the calling thread. @default "worker" */
+  /** Where sessions run: worker threads (default) or the calling thread. @default "worker" */
   readonly thread?: 'worker' | 'main';
+  /**
+   * Worker threads, each with its own copy of every session (memory grows accordingly); runs are
+   * spread over them.
+   * @default 1
+   */
+  readonly workers?: number;
 }
 
 /** One opened model. */
@@ -40,160 +32,91 @@ export interface OnnxModelSession {
   readonly provider: string;
   /** Providers tried before `provider` and why each failed. */
   readonly skippedProviders: readonly { readonly provider: string; readonly error: string }[];
-  /** Runs the model on `feeds`; resolves with every output. */
+  /** Runs the model on `feeds` and resolves with every output. In worker mode the feed buffers are transferred (detached). */
   run(feeds: Readonly<Record<string, PlainTensor>>): Promise<Record<string, PlainTensor>>;
-  /** Frees the session. */
-  release(): Promise<void>;
 }
 
-/** Opens models and runs them off the main thread. */
+/** Sessions for a fixed list of models. */
 export interface OnnxRunner {
-  /** Creates a session for `modelPath` with the runner's providers and thread settings. */
-  open(modelPath: string): Promise<OnnxModelSession>;
-  /** Releases every session and stops the worker. */
+  /** Entry i answers model i: its session, or the error that kept it from opening. */
+  readonly sessions: readonly (OnnxModelSession | Error)[];
+  /** Releases every session and stops the workers. */
   close(): Promise<void>;
+  /** Test hook: kills a worker while a request is in flight (rejects with TTS_ENGINE_FAILED); it is replaced. */
+  crashWorkerForTest(): Promise<void>;
 }
 
-/** Creates an ONNX runner; see the module comment. */
-export function createOnnxRunner(options: OnnxRunnerOptions = {}): OnnxRunner {
-  return options.thread === 'main' ? new MainThreadRunner(options) : new WorkerRunner(options);
+/** Opens one session per model in `modelPaths`; see the module comment. */
+export async function startOnnxRunner(modelPaths: readonly string[], options: OnnxRunnerOptions = {}): Promise<OnnxRunner> {
+  const config: OnnxSessionConfig = {
+    ...(options.executionProviders ? { executionProviders: [...options.executionProviders] } : {}),
+    ...(options.intraOpThreads !== undefined ? { intraOpThreads: options.intraOpThreads } : {}),
+    ...(options.interOpThreads !== undefined ? { interOpThreads: options.interOpThreads } : {}),
+    ...(options.graphOptimizationLevel ? { graphOptimizationLevel: options.graphOptimizationLevel } : {}),
+  };
+  return options.thread === 'main' ? startInProcess(modelPaths, config) : startInWorkers(modelPaths, config, options.workers ?? 1);
 }
 
-class MainThreadRunner implements OnnxRunner {
-  private readonly sessions = new Set<ort.InferenceSession>();
-  constructor(private readonly config: OnnxSessionConfig) {}
-
-  async open(modelPath: string): Promise<OnnxModelSession> {
-    const { session, provider, skipped } = await createSession(modelPath, this.config);
-    this.sessions.add(session);
-    return {
-      inputNames: [...session.inputNames],
-      outputNames: [...session.outputNames],
-      provider,
-      skippedProviders: skipped,
-      run: (feeds) => runSession(session, feeds),
-      release: async () => {
-        if (this.sessions.delete(session)) await session.release();
-      },
-    };
+async function startInProcess(modelPaths: readonly string[], config: OnnxSessionConfig): Promise<OnnxRunner> {
+  const opened: ort.InferenceSession[] = [];
+  const sessions: (OnnxModelSession | Error)[] = [];
+  for (const modelPath of modelPaths) {
+    try {
+      const { session, provider, skipped } = await createSession(modelPath, config);
+      opened.push(session);
+      sessions.push({
+        inputNames: [...session.inputNames], outputNames: [...session.outputNames], provider, skippedProviders: skipped,
+        run: (feeds) => runSession(session, feeds),
+      });
+    } catch (error) {
+      sessions.push(error instanceof Error ? error : new Error(String(error)));
+    }
   }
+  return {
+    sessions,
+    close: async () => {
+      await Promise.all(opened.splice(0).map((s) => s.release()));
+    },
+    crashWorkerForTest: () => Promise.reject(new Error('sessions run on the main thread: there is no worker')),
+  };
+}
 
-  async close(): Promise<void> {
-    const all = [...this.sessions];
-    this.sessions.clear();
-    await Promise.all(all.map((s) => s.release()));
+async function startInWorkers(modelPaths: readonly string[], config: OnnxSessionConfig, workers: number): Promise<OnnxRunner> {
+  const pool = new WorkerPool<OnnxRequest, OnnxResponse>({
+    name: 'onnx',
+    script: siblingModule(import.meta.url, 'onnx-worker'),
+    size: workers,
+    workerData: { config, modelPaths: [...modelPaths] } satisfies OnnxWorkerData,
+    startTimeoutMs: 120_000,
+  });
+  await pool.start();
+  let described: readonly OnnxModelDescription[];
+  try {
+    const reply = await pool.run({ kind: 'describe' });
+    if (reply.kind !== 'described') throw new Error(`unexpected worker reply ${reply.kind}`);
+    described = reply.models;
+  } catch (error) {
+    await pool.close();
+    throw error;
   }
-}
-
-interface Pending {
-  readonly resolve: (reply: WorkerReply) => void;
-  readonly reject: (error: Error) => void;
-}
-
-/**
- * Starts the worker file next to this one: `onnx-worker.js` when built. When running from source
- * (tsx), a worker does not inherit the TypeScript loader on Node 20, so the worker first registers
- * tsx and then imports `onnx-worker.ts`.
- */
-function startWorker(config: OnnxSessionConfig): Worker {
-  const workerData = { ...config } satisfies OnnxSessionConfig;
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./onnx-worker.js', import.meta.url), { workerData });
-  const entry = new URL('./onnx-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
-
-class WorkerRunner implements OnnxRunner {
-  private worker: Worker | undefined;
-  private generation = 0;
-  private nextRequestId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private closed = false;
-
-  constructor(private readonly config: OnnxSessionConfig) {}
-
-  async open(modelPath: string): Promise<OnnxModelSession> {
-    let remote = await this.openRemote(modelPath);
+  const sessions = described.map((d, model): OnnxModelSession | Error => {
+    if (!d.ok) return new Error(d.error);
     return {
-      inputNames: remote.inputNames,
-      outputNames: remote.outputNames,
-      provider: remote.provider,
-      skippedProviders: remote.skippedProviders,
+      inputNames: d.inputNames, outputNames: d.outputNames, provider: d.provider, skippedProviders: d.skippedProviders,
       run: async (feeds) => {
-        // A replaced worker has none of the old sessions: open this one again first.
-        if (remote.generation !== this.generation || this.worker === undefined) remote = await this.openRemote(modelPath);
-        const reply = await this.request({ kind: 'run', requestId: 0, sessionId: remote.sessionId, feeds }, transferables(feeds));
+        const reply = await pool.run({ kind: 'run', model, feeds }, { transfer: transferables(feeds) });
         if (reply.kind !== 'ran') throw new Error(`unexpected worker reply ${reply.kind}`);
         return reply.outputs;
       },
-      release: async () => {
-        if (remote.generation === this.generation && this.worker !== undefined && !this.closed) {
-          await this.request({ kind: 'release', requestId: 0, sessionId: remote.sessionId });
-        }
-      },
     };
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const worker = this.worker;
-    this.worker = undefined;
-    if (worker !== undefined) await worker.terminate();
-    this.failAll(new Error('ONNX runner closed'));
-  }
-
-  private async openRemote(modelPath: string): Promise<{
-    sessionId: number; generation: number; provider: string; skippedProviders: { provider: string; error: string }[]; inputNames: string[]; outputNames: string[];
-  }> {
-    const reply = await this.request({ kind: 'open', requestId: 0, modelPath });
-    if (reply.kind !== 'opened') throw new Error(`unexpected worker reply ${reply.kind}`);
-    const { sessionId, provider, skippedProviders, inputNames, outputNames } = reply;
-    return { sessionId, generation: this.generation, provider, skippedProviders, inputNames, outputNames };
-  }
-
-  private ensureWorker(): Worker {
-    if (this.closed) throw new Error('ONNX runner closed');
-    if (this.worker !== undefined) return this.worker;
-    const worker = startWorker(this.config);
-    this.generation++;
-    worker.on('message', (reply: WorkerReply) => {
-      const pending = this.pending.get(reply.requestId);
-      if (pending === undefined) return;
-      this.pending.delete(reply.requestId);
-      if (reply.kind === 'failed') pending.reject(new Error(reply.message));
-      else pending.resolve(reply);
-    });
-    const lost = (error: Error): void => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.failAll(error);
-    };
-    worker.on('error', (error) => lost(error));
-    worker.on('exit', (code) => lost(new Error(`ONNX worker exited with code ${code}`)));
-    // An idle worker must not keep the process alive.
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  private request(message: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<WorkerReply> {
-    return new Promise((resolve, reject) => {
-      const worker = this.ensureWorker();
-      const requestId = this.nextRequestId++;
-      this.pending.set(requestId, { resolve, reject });
-      if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ ...message, requestId }, transfer);
-    }).finally(() => {
-      if (this.pending.size === 0) this.worker?.unref();
-    }) as Promise<WorkerReply>;
-  }
-
-  private failAll(error: Error): void {
-    const all = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of all) p.reject(error);
-  }
+  });
+  return {
+    sessions,
+    close: () => pool.close(),
+    crashWorkerForTest: async () => {
+      await pool.crashWorkerForTest();
+    },
+  };
 }
 
 /** Buffers of `feeds` that can be moved to the worker (whole buffers only; views are copied by structured clone). */

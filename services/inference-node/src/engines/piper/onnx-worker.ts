@@ -1,58 +1,61 @@
 /**
- * Worker-thread entry of the ONNX runner: owns onnxruntime sessions so that `session.run` (which
- * onnxruntime-node executes synchronously on the calling thread) never blocks the node's event loop.
+ * Worker-thread entry of the ONNX runner: opens one onnxruntime session per model at start-up and
+ * runs them on request, so that `session.run` (which onnxruntime-node executes synchronously on
+ * the calling thread) never blocks the node's event loop. A replacement worker re-opens them.
  */
-import { parentPort, workerData } from 'node:worker_threads';
 import type ort from 'onnxruntime-node';
-import type { WorkerReply, WorkerRequest } from './onnx-runner.js';
+import { serveWorker } from '../workers/worker-runtime.js';
 import { createSession, runSession, type OnnxSessionConfig, type PlainTensor } from './onnx-session.js';
 
-const port = parentPort;
-if (port === null) throw new Error('onnx-worker must run in a worker thread');
-const config = workerData as OnnxSessionConfig;
-const sessions = new Map<number, ort.InferenceSession>();
-let nextSessionId = 1;
-
-function transferList(tensors: Readonly<Record<string, PlainTensor>>): ArrayBuffer[] {
-  return Object.values(tensors).map((t) => t.data.buffer as ArrayBuffer);
+/** Data the runner hands to each worker. */
+export interface OnnxWorkerData {
+  readonly config: OnnxSessionConfig;
+  readonly modelPaths: readonly string[];
 }
 
-async function handle(request: WorkerRequest): Promise<void> {
-  try {
-    switch (request.kind) {
-      case 'open': {
-        const created = await createSession(request.modelPath, config);
-        const sessionId = nextSessionId++;
-        sessions.set(sessionId, created.session);
-        const reply: WorkerReply = {
-          kind: 'opened', requestId: request.requestId, sessionId, provider: created.provider, skippedProviders: [...created.skipped],
-          inputNames: [...created.session.inputNames], outputNames: [...created.session.outputNames],
-        };
-        port!.postMessage(reply);
-        return;
-      }
-      case 'run': {
-        const session = sessions.get(request.sessionId);
-        if (session === undefined) throw new Error(`session ${request.sessionId} is not open`);
-        const outputs = await runSession(session, request.feeds);
-        const reply: WorkerReply = { kind: 'ran', requestId: request.requestId, outputs };
-        port!.postMessage(reply, transferList(outputs));
-        return;
-      }
-      case 'release': {
-        await sessions.get(request.sessionId)?.release();
-        sessions.delete(request.sessionId);
-        const reply: WorkerReply = { kind: 'released', requestId: request.requestId };
-        port!.postMessage(reply);
-        return;
-      }
-    }
-  } catch (error) {
-    const reply: WorkerReply = { kind: 'failed', requestId: request.requestId, message: error instanceof Error ? error.message : String(error) };
-    port!.postMessage(reply);
+/** How a model's session came out: its provider and names, or why it could not be opened. */
+export type OnnxModelDescription =
+  | {
+    readonly ok: true;
+    readonly provider: string;
+    readonly skippedProviders: readonly { readonly provider: string; readonly error: string }[];
+    readonly inputNames: readonly string[];
+    readonly outputNames: readonly string[];
   }
-}
+  | { readonly ok: false; readonly error: string };
 
-port.on('message', (request: WorkerRequest) => {
-  void handle(request);
+/** A request to the ONNX worker. */
+export type OnnxRequest =
+  | { readonly kind: 'describe' }
+  | { readonly kind: 'run'; readonly model: number; readonly feeds: Readonly<Record<string, PlainTensor>> };
+
+/** The ONNX worker's answer; output buffers arrive by transfer. */
+export type OnnxResponse =
+  | { readonly kind: 'described'; readonly models: readonly OnnxModelDescription[] }
+  | { readonly kind: 'ran'; readonly outputs: Record<string, PlainTensor> };
+
+serveWorker<OnnxRequest, OnnxResponse>(async (data) => {
+  const { config, modelPaths } = data as OnnxWorkerData;
+  const sessions: (ort.InferenceSession | null)[] = [];
+  const models: OnnxModelDescription[] = [];
+  for (const modelPath of modelPaths) {
+    try {
+      const created = await createSession(modelPath, config);
+      sessions.push(created.session);
+      models.push({
+        ok: true, provider: created.provider, skippedProviders: created.skipped,
+        inputNames: [...created.session.inputNames], outputNames: [...created.session.outputNames],
+      });
+    } catch (error) {
+      sessions.push(null);
+      models.push({ ok: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return async (request) => {
+    if (request.kind === 'describe') return { result: { kind: 'described', models } };
+    const session = sessions[request.model];
+    if (session === undefined || session === null) throw new Error(`model ${request.model} has no session`);
+    const outputs = await runSession(session, request.feeds);
+    return { result: { kind: 'ran', outputs }, transfer: Object.values(outputs).map((t) => t.data.buffer as ArrayBuffer) };
+  };
 });

@@ -15,11 +15,11 @@ import { TtsError } from '../../../../common/src/errors/tts-error.js';
 import type { Logger } from '../../../../common/src/logging/logger.js';
 import { DynamicBatcher, type DynamicBatcherStats } from '../../batching/index.js';
 import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
-import { createOnnxRunner, type OnnxRunner } from './onnx-runner.js';
+import { startOnnxRunner, type OnnxRunner } from './onnx-runner.js';
 import { normalizeProviders, type GraphOptimizationLevel } from './onnx-session.js';
 import { phonemesToIds, splitPhonemes } from './phoneme-ids.js';
 import { PiperModel, type PiperScales } from './piper-model.js';
-import { findPiperVoices, readPiperConfig } from './voice-config.js';
+import { findPiperVoices, readPiperConfig, type PiperVoiceConfig, type PiperVoiceFiles } from './voice-config.js';
 
 /** Dynamic batching settings of the engine. */
 export interface PiperBatchingOptions {
@@ -173,34 +173,47 @@ class PiperEngineImpl implements PiperEngine {
     if (found.length === 0) {
       throw new TtsError('MODEL_NOT_INSTALLED', `No Piper voice (X.onnx with X.onnx.json) in ${this.options.voiceDirs.join(', ') || '(no directory configured)'}.`);
     }
-    const runner = createOnnxRunner({
+    const failures: string[] = [];
+    const skip = (voice: string, error: unknown): void => {
+      const message = error instanceof Error ? error.message : String(error);
+      failures.push(message);
+      this.options.logger?.warn('piper voice skipped', { voice, err: message });
+    };
+    const voices: { files: PiperVoiceFiles; config: PiperVoiceConfig }[] = [];
+    for (const files of found) {
+      try {
+        voices.push({ files, config: await readPiperConfig(files) });
+      } catch (error) {
+        skip(files.name, error);
+      }
+    }
+    const batching = this.options.batching ?? {};
+    const runner = await startOnnxRunner(voices.map((v) => v.files.onnxPath), {
       executionProviders: normalizeProviders(this.options.executionProviders),
       intraOpThreads: this.options.intraOpThreads ?? 0,
       interOpThreads: this.options.interOpThreads ?? 0,
       graphOptimizationLevel: this.options.graphOptimizationLevel ?? 'all',
       thread: this.options.inferenceThread ?? 'worker',
+      workers: batching.maxConcurrentBatches ?? 1,
     });
-    this.runner = runner;
-    const failures: string[] = [];
-    for (const files of found) {
+    voices.forEach(({ files, config }, i) => {
+      const session = runner.sessions[i]!;
       try {
-        const config = await readPiperConfig(files);
-        const model = await PiperModel.open(runner, files, config, { silenceThreshold: this.options.silenceThreshold ?? 1e-3 });
+        if (session instanceof Error) throw session;
+        const model = new PiperModel(files, config, session, { silenceThreshold: this.options.silenceThreshold ?? 1e-3 });
         for (const skipped of model.skippedProviders) {
           this.options.logger?.warn('execution provider unavailable, trying the next one', { voice: files.name, provider: skipped.provider, err: skipped.error });
         }
         this.addModel(model);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        failures.push(message);
-        this.options.logger?.warn('piper voice skipped', { voice: files.name, err: message });
+        skip(files.name, error);
       }
-    }
+    });
     if (this.models.length === 0) {
       await runner.close();
-      this.runner = undefined;
       throw new Error(`No Piper voice could be loaded: ${failures.join('; ')}`);
     }
+    this.runner = runner;
     this.loaded = true;
   }
 
@@ -279,8 +292,9 @@ class PiperEngineImpl implements PiperEngine {
 
   async close(): Promise<void> {
     await this.batcher.close();
-    await Promise.allSettled(this.models.map((m) => m.release()));
     this.models.length = 0;
+    this.voiceList.length = 0;
+    this.targets.clear();
     await this.runner?.close();
     this.runner = undefined;
     this.loaded = false;

@@ -10,7 +10,7 @@
  * only `output`; then each item's trailing samples at or below `silenceThreshold` are trimmed, for
  * single and batched runs alike, which is exact when the padded frames decode to near silence.
  */
-import type { OnnxModelSession, OnnxRunner } from './onnx-runner.js';
+import type { OnnxModelSession } from './onnx-runner.js';
 import type { PlainTensor } from './onnx-session.js';
 import type { PiperVoiceConfig, PiperVoiceFiles } from './voice-config.js';
 
@@ -36,12 +36,18 @@ export class PiperModel {
   /** True when the model returns `output_lengths`. */
   readonly hasLengths: boolean;
   private readonly padId: number;
+  private readonly silenceThreshold: number;
 
-  private constructor(
+  /**
+   * Wraps an opened session (it is reused for every batch). Throws when the session does not
+   * follow the Piper contract (`input`, `input_lengths`, `scales` in; `output` out; `sid` in for
+   * multi-speaker configs).
+   */
+  constructor(
     readonly files: PiperVoiceFiles,
     readonly config: PiperVoiceConfig,
     private readonly session: OnnxModelSession,
-    private readonly silenceThreshold: number,
+    options: { silenceThreshold?: number } = {},
   ) {
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${files.onnxPath}: the model has no "${name}" input (inputs: ${session.inputNames.join(', ')})`);
@@ -51,17 +57,7 @@ export class PiperModel {
     if (config.numSpeakers > 1 && !this.hasSid) throw new Error(`${files.onnxPath}: num_speakers is ${config.numSpeakers} but the model has no "sid" input`);
     this.hasLengths = session.outputNames.includes('output_lengths');
     this.padId = config.phonemeIdMap.get('_')?.[0] ?? 0;
-  }
-
-  /** Opens the model's session with `runner` (once; the session is reused for every batch). */
-  static async open(runner: OnnxRunner, files: PiperVoiceFiles, config: PiperVoiceConfig, options: { silenceThreshold?: number } = {}): Promise<PiperModel> {
-    const session = await runner.open(files.onnxPath);
-    try {
-      return new PiperModel(files, config, session, options.silenceThreshold ?? 1e-3);
-    } catch (error) {
-      await session.release();
-      throw error;
-    }
+    this.silenceThreshold = options.silenceThreshold ?? 1e-3;
   }
 
   /** Voice name (file name without `.onnx`). */
@@ -131,8 +127,4 @@ export class PiperModel {
     return result;
   }
 
-  /** Frees the session. */
-  async release(): Promise<void> {
-    await this.session.release();
-  }
 }

@@ -225,7 +225,6 @@ export class SlotPool<S extends PoolSlot> {
           this.timers.delete(timer);
           this.restart(index);
         }, delay);
-        timer.unref();
         this.timers.add(timer);
       },
     );

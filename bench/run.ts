@@ -1,0 +1,8 @@
+/** Runs the benchmarks: `npm run bench [name]` (default: all). Results land in bench/results/. */
+const which = process.argv[2] ?? 'all';
+const suites: Record<string, string> = { foundation: './foundation.ts' };
+for (const [name, path] of Object.entries(suites)) {
+  if (which !== 'all' && which !== name) continue;
+  console.log(`== bench ${name}`);
+  await import(path);
+}

@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { rms } from '../../../../common/src/audio/dsp.js';
+import { durationSec, type PcmAudio } from '../../../../common/src/audio/pcm.js';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { EngineInput } from '../engine.js';
+import { createFestivalEngine, type FestivalEngine } from './index.js';
+import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
+
+const HELLO = 'Hello world. This is a test.';
+const PARAGRAPH =
+  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
+  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
+  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing.';
+
+function isTtsError(code: string) {
+  return (err: unknown): boolean => err instanceof TtsError && err.code === code;
+}
+
+async function synth(engine: FestivalEngine, input: EngineInput): Promise<PcmAudio> {
+  const [out] = await engine.synthesize([input]);
+  assert.ok(out);
+  return out.audio;
+}
+
+/** Live (non-zombie) processes whose process group is `pgid`. */
+function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesized command: state ppid pgrp ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
+  }
+  return members;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('festival engine', () => {
+  let engine: FestivalEngine;
+
+  before(async () => {
+    engine = createFestivalEngine({ processes: 2 });
+    await engine.load();
+  });
+
+  after(async () => {
+    await engine.close();
+  });
+
+  it('serves the SLT HTS voice from two warm processes', () => {
+    assert.deepEqual(
+      engine.voices().map((v) => [v.id, v.gender, v.language, v.sampleRate]),
+      [['festival:slt', 'female', 'en-US', 32_000]],
+    );
+    assert.equal(engine.serverProcessesForTest().length, 2);
+  });
+
+  it('speaks a short text, warm (real-time factor well under 0.5)', async () => {
+    const started = performance.now();
+    const [out] = await engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 1 }]);
+    const elapsed = (performance.now() - started) / 1000;
+    assert.ok(out);
+    assert.equal(out.speedApplied, true);
+    assert.equal(out.audio.sampleRate, 32_000);
+    const sec = durationSec(out.audio);
+    assert.ok(sec > 1 && sec < 5, `${sec} s`);
+    assert.ok(rms(out.audio.samples) > 0.02, `rms ${rms(out.audio.samples)}`);
+    assert.ok(elapsed / sec < 0.5, `RTF ${elapsed / sec}: no start-up cost per request`);
+  });
+
+  it('applies speed natively through the HTS rate', async () => {
+    const normal = await synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    const [fast] = await engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 2 }]);
+    assert.ok(fast);
+    assert.equal(fast.speedApplied, true);
+    const ratio = durationSec(fast.audio) / durationSec(normal);
+    assert.ok(ratio > 0.35 && ratio < 0.7, `ratio ${ratio}`);
+    const [tooFast] = await engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 4 }]);
+    assert.equal(tooFast?.speedApplied, false);
+    assert.equal(tooFast?.audio.samples.length, normal.samples.length);
+  });
+
+  it('speaks text that tries to break out of the Scheme string, and survives', async () => {
+    const pids = engine.serverProcessesForTest().map((p) => p.pid);
+    for (const text of ['") (quit) ("', 'back\\slash \\") (quit) (\\" ft_StUfF_key', 'line\nbreak "quoted"']) {
+      const audio = await synth(engine, { text, voice: 'festival:slt', speed: 1 });
+      assert.ok(durationSec(audio) > 0.5, `${JSON.stringify(text)} was spoken`);
+    }
+    assert.deepEqual(engine.serverProcessesForTest().map((p) => p.pid), pids, 'no server quit or was replaced');
+  });
+
+  it('runs 8 parallel requests on its servers, all succeeding', async () => {
+    const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => synth(engine, { text: `Request number ${i + 1}. ${HELLO}`, voice: 'festival:slt', speed: 1 })));
+    for (const a of outs) assert.ok(rms(a.samples) > 0.02 && durationSec(a) > 1);
+  });
+
+  it('fails the request of a server killed mid-request and replaces the server', async () => {
+    const inFlight = synth(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
+    await waitFor(() => engine.serverProcessesForTest().some((p) => p.busy), 5_000);
+    const victim = engine.serverProcessesForTest().find((p) => p.busy)!.pid;
+    process.kill(victim, 'SIGKILL');
+    await assert.rejects(inFlight, (err: unknown) => {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'TTS_ENGINE_FAILED');
+      assert.equal(err.spec.retryable, true);
+      return true;
+    });
+    const audio = await synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    assert.ok(rms(audio.samples) > 0.02);
+    await waitFor(() => engine.serverProcessesForTest().length === 2, 20_000);
+    assert.ok(!engine.serverProcessesForTest().some((p) => p.pid === victim));
+    assert.deepEqual(groupMembers(victim), [], 'the killed server left no process behind');
+  });
+
+  it('rejects a cancelled request before and while it waits', async () => {
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 1, signal: AbortSignal.abort() }]), isTtsError('TTS_CANCELLED'));
+    const busy = [0, 1].map(() => synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 }));
+    const controller = new AbortController();
+    const waiting = engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 1, signal: controller.signal }]);
+    controller.abort();
+    await assert.rejects(waiting, isTtsError('TTS_CANCELLED'));
+    assert.equal((await Promise.all(busy)).length, 2);
+  });
+
+  it('rejects unknown voices and bad input with stable codes', async () => {
+    await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'festival:kal', speed: 1 }]), (err: unknown) => {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'TTS_VOICE_NOT_FOUND');
+      assert.deepEqual(err.loc, ['body', 'voice']);
+      return true;
+    });
+    await assert.rejects(engine.synthesize([{ text: '', voice: 'festival:slt', speed: 1 }]), isTtsError('TTS_TEXT_EMPTY'));
+  });
+
+  it('reports the real-time factor of a 60-word paragraph', async (t) => {
+    const started = performance.now();
+    const audio = await synth(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
+    const rtf = (performance.now() - started) / 1000 / durationSec(audio);
+    t.diagnostic(`festival:slt ${PARAGRAPH.split(/\s+/).length} words, ${durationSec(audio).toFixed(1)} s audio: RTF ${rtf.toFixed(3)}`);
+    assert.ok(durationSec(audio) > 10);
+  });
+});
+
+describe('festival engine lifecycle', () => {
+  it('close() kills every server process and its connection children', async () => {
+    const engine = createFestivalEngine({ processes: 1 });
+    await engine.load();
+    const [server] = engine.serverProcessesForTest();
+    assert.ok(server);
+    assert.ok(groupMembers(server.pid).length >= 2, 'the server and the child serving our connection');
+    await engine.close();
+    assert.deepEqual(groupMembers(server.pid), []);
+  });
+
+  it('leaves no orphans when its parent process is SIGKILLed', async () => {
+    const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
+    const script = `const { createFestivalEngine } = await import(${JSON.stringify(entry)});
+      const e = createFestivalEngine({ processes: 1 });
+      await e.load();
+      console.log(JSON.stringify(e.serverProcessesForTest().map((p) => p.pid)));
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pids = await new Promise<number[]>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(JSON.parse(out.trim()) as number[]);
+      });
+      child.once('exit', (code) => reject(new Error(`child exited early (${code})`)));
+    });
+    assert.equal(pids.length, 1);
+    assert.ok(groupMembers(pids[0]!).length >= 1);
+    child.kill('SIGKILL');
+    await waitFor(() => groupMembers(pids[0]!).length === 0, 5_000);
+  });
+
+  it('load() rejects with a clear error when festival is missing', async () => {
+    const engine = createFestivalEngine({ processes: 1, binary: '/nonexistent/festival' });
+    await assert.rejects(engine.load(), (err: unknown) => {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'TTS_ENGINE_UNAVAILABLE');
+      assert.match(err.message, /cannot run \/nonexistent\/festival/);
+      return true;
+    });
+    assert.deepEqual(engine.voices(), []);
+    await engine.close();
+  });
+
+  it('load() rejects when the voice is not installed', async () => {
+    const engine = createFestivalEngine({ processes: 1, voice: 'no_such_voice' });
+    await assert.rejects(engine.load(), (err: unknown) => err instanceof TtsError && err.code === 'TTS_ENGINE_UNAVAILABLE' && /voice_no_such_voice/.test(err.message));
+  });
+});
+
+describe('festival protocol', () => {
+  it('escapes quotes, backslashes and control characters in Scheme strings', () => {
+    assert.equal(schemeString('say "hi" \\ now'), '"say \\"hi\\" \\\\ now"');
+    assert.equal(schemeString('a\nb\u0000c'), '"a b c"');
+  });
+
+  it('decodes stuffed payloads split at any byte, as festival encodes them', () => {
+    const payloads = [Buffer.from('plain'), Buffer.from('has ft_StUfF_key inside'), Buffer.from('fft_StUfF_key and ft_StUfF_key twice'), Buffer.from([0, 255, 0x66, 0x74, 0x58, 0x21])];
+    const stream = Buffer.concat([
+      ...payloads.map((p, i) => Buffer.concat([Buffer.from(i % 2 === 0 ? 'WV\n' : 'LP\n'), stuffPayload(p)])),
+      Buffer.from('OK\nER\n'),
+    ]);
+    for (const step of [1, 3, 7, stream.length]) {
+      const decoder = new FestivalDecoder();
+      const messages = [];
+      for (let i = 0; i < stream.length; i += step) messages.push(...decoder.push(stream.subarray(i, i + step)));
+      assert.deepEqual(
+        messages.map((m) => ('data' in m ? [m.type, m.data.toString('latin1')] : [m.type])),
+        [...payloads.map((p, i) => [i % 2 === 0 ? 'WV' : 'LP', p.toString('latin1')]), ['OK'], ['ER']],
+        `chunks of ${step}`,
+      );
+    }
+  });
+
+  it('rejects an unexpected reply', () => {
+    assert.throws(() => new FestivalDecoder().push(Buffer.from('XX\n')), isTtsError('TTS_ENGINE_FAILED'));
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The festival engine: the Festival 2.5 HTS voice CMU US SLT served by a pool of warm
+ * `festival --server` processes on loopback, spoken to over festival's client protocol.
+ * Speed is applied natively through hts_engine's speech-rate factor.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { EngineInput, EngineOutput, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
+import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
+import { SlotPool } from '../workers/slot-pool.js';
+import { FestivalServer, findExecutable } from './server.js';
+
+/** Options of {@link createFestivalEngine}. */
+export interface FestivalEngineOptions {
+  /** Warm festival server processes (sentences synthesized in parallel). @default 2 */
+  readonly processes?: number;
+  /** Festival voice, loaded with `(voice_<name>)`. @default "cmu_us_slt_arctic_hts" */
+  readonly voice?: string;
+  /** festival executable. @default "festival" */
+  readonly binary?: string;
+  /** Milliseconds a server may take to start and load its voice. @default 60000 */
+  readonly startTimeoutMs?: number;
+  /** Milliseconds one sentence may take before its server is considered hung and replaced. @default 120000 */
+  readonly requestTimeoutMs?: number;
+}
+
+/** The festival engine, with a test hook exposing its server processes. */
+export interface FestivalEngine extends SynthesisEngine {
+  /** Test hook: process ids of the live servers, and whether each is synthesizing now. */
+  serverProcessesForTest(): { pid: number; busy: boolean }[];
+}
+
+const DEFAULT_VOICE = 'cmu_us_slt_arctic_hts';
+
+/** Voices with a curated descriptor; any other festival voice gets a generic one. */
+const KNOWN_VOICES: Readonly<Record<string, Omit<VoiceDescriptor, 'sampleRate' | 'engine'>>> = {
+  cmu_us_slt_arctic_hts: {
+    id: 'festival:slt',
+    name: 'CMU US SLT (HTS)',
+    language: 'en-US',
+    languages: ['en-US', 'en'],
+    gender: 'female',
+    quality: 'medium',
+    description: 'US English female, HTS statistical parametric voice (Festival 2.5).',
+  },
+};
+
+function describeVoice(voice: string, sampleRate: number): VoiceDescriptor {
+  const known = KNOWN_VOICES[voice];
+  if (known) return { ...known, engine: 'festival', sampleRate };
+  return {
+    id: `festival:${voice.toLowerCase()}`,
+    name: voice,
+    engine: 'festival',
+    language: 'en',
+    languages: ['en'],
+    gender: 'unknown',
+    sampleRate,
+    quality: 'low',
+    description: `Festival voice ${voice}.`,
+  };
+}
+
+class FestivalEngineImpl implements FestivalEngine {
+  readonly name = 'festival';
+  readonly description = 'Festival 2.5 (HTS voice) on a pool of warm festival server processes.';
+  /** hts_engine's rate factor is exact up to 3.5x; beyond, HTS runs out of frames per state. */
+  readonly nativeSpeed: SpeedRange = { min: 0.25, max: 3.5 };
+  readonly maxBatchSize = 1;
+  readonly concurrency: number;
+  readonly device = 'cpu';
+  readonly features: readonly string[] = [];
+  private readonly voice: string;
+  private pool: SlotPool<FestivalServer> | null = null;
+  private workDir: string | null = null;
+  private descriptor: VoiceDescriptor | null = null;
+
+  constructor(private readonly options: FestivalEngineOptions) {
+    this.concurrency = options.processes ?? 2;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError('festival: processes must be a positive integer');
+    this.voice = options.voice ?? DEFAULT_VOICE;
+    if (!/^[A-Za-z0-9_]+$/.test(this.voice)) throw new RangeError(`festival: invalid voice name "${this.voice}"`);
+  }
+
+  async load(): Promise<void> {
+    if (this.pool) return;
+    const binary = await findExecutable(this.options.binary ?? 'festival');
+    const workDir = await mkdtemp(join(tmpdir(), 'tts-festival-'));
+    let sampleRate = 0;
+    const pool = new SlotPool<FestivalServer>({
+      name: 'festival',
+      size: this.concurrency,
+      create: async (onDeath) => {
+        const server = await FestivalServer.start(
+          {
+            binary,
+            voice: this.voice,
+            workDir,
+            startTimeoutMs: this.options.startTimeoutMs ?? 60_000,
+            requestTimeoutMs: this.options.requestTimeoutMs ?? 120_000,
+          },
+          onDeath,
+        );
+        sampleRate = server.sampleRate;
+        return server;
+      },
+    });
+    try {
+      await pool.start();
+    } catch (err) {
+      await rm(workDir, { recursive: true, force: true });
+      throw err;
+    }
+    this.workDir = workDir;
+    this.pool = pool;
+    this.descriptor = describeVoice(this.voice, sampleRate);
+  }
+
+  voices(): readonly VoiceDescriptor[] {
+    return this.descriptor ? [this.descriptor] : [];
+  }
+
+  synthesize(batch: readonly EngineInput[]): Promise<EngineOutput[]> {
+    return Promise.all(batch.map((input) => this.synthesizeOne(input)));
+  }
+
+  private async synthesizeOne(input: EngineInput): Promise<EngineOutput> {
+    throwIfCancelled(input.signal, this.name);
+    const pool = this.pool;
+    const descriptor = this.descriptor;
+    if (!pool || !descriptor) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the engine is not loaded.', { retryAfterSec: 5 });
+    voiceNameOf(input.voice, this.name, (n) => `festival:${n}` === descriptor.id);
+    const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
+    const audio = await pool.run((server) => server.synthesize(input.text, nativeSpeed), { signal: input.signal });
+    return { audio, speedApplied };
+  }
+
+  serverProcessesForTest(): { pid: number; busy: boolean }[] {
+    if (!this.pool) return [];
+    const busy = new Set(this.pool.busySlots());
+    return this.pool.liveSlots().map((s) => ({ pid: s.pid, busy: busy.has(s) }));
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    const workDir = this.workDir;
+    this.pool = null;
+    this.workDir = null;
+    this.descriptor = null;
+    await pool?.close();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Creates the festival engine (call `load()` before use; it starts the server processes). */
+export function createFestivalEngine(options: FestivalEngineOptions = {}): FestivalEngine {
+  return new FestivalEngineImpl(options);
+}
