@@ -118,7 +118,6 @@ export function stuffPayload(payload: Buffer): Buffer {
  * escaped, so the text can never end the literal early (no Scheme injection).
  */
 export function schemeString(text: string): string {
-  // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
   return `"${clean.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }

@@ -142,7 +142,17 @@ export class FestivalServer implements PoolSlot {
       this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
     });
     child.stdout?.resume();
-    child.once('exit', (code, signal) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`)));
+    child.once('exit', (code, signal) => {
+      const report = (): void => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`));
+      // Let its last stderr lines arrive first (a connection child may hold the pipe open, hence the cap).
+      const stderr = child.stderr;
+      if (!stderr || stderr.readableEnded) return report();
+      const timer = setTimeout(report, 50);
+      stderr.once('end', () => {
+        clearTimeout(timer);
+        report();
+      });
+    });
   }
 
   /** Process id of the festival server (its process group id too). */
@@ -150,18 +160,19 @@ export class FestivalServer implements PoolSlot {
     return this.child.pid ?? -1;
   }
 
-  /** Starts a server, connects, and warms it up with one synthesis. `onDeath` fires if it dies later. */
+  /**
+   * Starts a server, connects, and warms it up with one synthesis. `onDeath` fires if it dies later.
+   * Retries with another port when the chosen one was taken before festival could bind it.
+   */
   static async start(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
-    let lastError: unknown;
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       try {
         return await FestivalServer.startOnce(options, onDeath);
       } catch (err) {
-        lastError = err;
-        if (err instanceof TtsError && /cannot run/.test(err.message)) break;
+        const portTaken = err instanceof Error && /bind failed/.test(err.message);
+        if (!portTaken || attempt >= 3) throw err;
       }
     }
-    throw lastError;
   }
 
   private static async startOnce(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {

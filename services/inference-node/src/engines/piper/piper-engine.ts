@@ -29,7 +29,11 @@ export interface PiperBatchingOptions {
   readonly maxQueueDelayMs?: number;
   /** Utterances allowed to wait; more are refused with TTS_NODE_OVERLOADED. @default 64 */
   readonly maxQueue?: number;
-  /** Batches running at once. @default 1 */
+  /**
+   * Batches running at once; each runs in its own worker thread holding its own copy of every
+   * voice session (memory grows accordingly). On CPU, pair it with a small `intraOpThreads`.
+   * @default 1
+   */
   readonly maxConcurrentBatches?: number;
 }
 
