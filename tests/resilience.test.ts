@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { callUnary, synthesizerClient } from '../services/common/src/grpc/clients.js';
-import { commandOf, descendants } from './support/processes.js';
+import type { FestivalEngine } from '../services/inference-node/src/engines/festival/index.js';
 import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const LONG = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text that keeps the engine busy for a while.`).join(' ');
@@ -19,17 +19,13 @@ describe('engine crash and recovery', () => {
   });
 
   test('killing a festival server mid-request fails that request with a retryable code; the next succeeds', async () => {
+    const festival = p.nodes[0]!.context.registry.resolve('festival:slt').engine as FestivalEngine;
     const request = postJson(`${p.url}/api/tts`, { text: LONG, voice: 'festival:slt' });
-    let killed = 0;
     await waitFor(() => {
-      for (const pid of descendants(process.pid)) {
-        if (commandOf(pid).includes('festival')) {
-          process.kill(pid, 'SIGKILL');
-          killed++;
-        }
-      }
-      return killed > 0;
-    }, 10_000, 'a festival process');
+      const busy = festival.serverProcessesForTest().filter((s) => s.busy);
+      for (const s of busy) process.kill(s.pid, 'SIGKILL');
+      return busy.length > 0;
+    }, 10_000, 'a busy festival server');
     const res = await request;
     assert.equal(res.status, 503);
     assert.ok(Number(res.headers.get('retry-after')) >= 1);

@@ -46,7 +46,9 @@ export function createApp(deps: FacadeDeps): Express {
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.openapi.document) as never,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, removeAdditional: false },
+      // Bodies are not coerced (42 is not a string, as pydantic's strict types); query and path
+      // parameters are always coerced from their string form by the validator.
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
       validateResponses: deps.config.validateResponses,
       validateApiSpec: true,
       ignoreUndocumented: false,

@@ -122,7 +122,7 @@ export class SynthesisGateway {
         node = await this.pick(req, exclude);
       } catch (err) {
         // No other node to retry on: the client is better served by the original failure.
-        throw lastError ?? err;
+        throw lastError ?? translate(fromServiceError(err), fields);
       }
       try {
         return await attempt(node);

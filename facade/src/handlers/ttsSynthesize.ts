@@ -45,6 +45,10 @@ export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestI
   });
   const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
   setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
-  if (response.metrics) res.setHeader('X-Audio-Duration-Sec', response.metrics.audioSeconds.toFixed(3));
+  if (response.metrics) {
+    const m = response.metrics;
+    res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
+    res.setHeader('Server-Timing', `node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}`);
+  }
   res.status(200).type(response.contentType).send(Buffer.from(response.audio));
 };

@@ -19,6 +19,13 @@ export interface PrepareTextOptions {
   normalize?: boolean;
   /** Longest chunk handed to an engine; longer sentences are split at clause boundaries (, ; : —) then at spaces. @default 400 */
   maxChunkChars?: number;
+  /**
+   * A first chunk longer than this is cut at its first clause boundary so the first audio comes
+   * quickly (streaming wants it small; whole-file synthesis keeps sentences whole). @default 160
+   */
+  firstChunkMaxChars?: number;
+  /** ...but never into a head shorter than this, which would sound clipped. @default 40 */
+  firstChunkMinChars?: number;
 }
 
 /** The first chunk is cut at a clause boundary when longer than this, so the first audio comes quickly. */
@@ -45,5 +52,6 @@ export function prepareText(text: string, options: PrepareTextOptions = {}): str
   }
   const [first, ...rest] = chunks;
   if (first === undefined) return [];
-  return [...splitAtFirstClause(first, Math.min(maxChars, FIRST_CHUNK_TARGET_CHARS), FIRST_CHUNK_MIN_CHARS), ...rest];
+  const firstMax = Math.min(maxChars, options.firstChunkMaxChars ?? FIRST_CHUNK_TARGET_CHARS);
+  return [...splitAtFirstClause(first, firstMax, options.firstChunkMinChars ?? FIRST_CHUNK_MIN_CHARS), ...rest];
 }

@@ -38,7 +38,12 @@ export interface SynthesisJob {
   readonly sampleRate: number;
   readonly language: string;
   readonly rawText: boolean;
+  /** Streamed delivery: the first chunk is cut short at a clause boundary for fast first audio. */
+  readonly streaming?: boolean;
 }
+
+/** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
+const STREAMING_FIRST_CHUNK = { firstChunkMaxChars: 60, firstChunkMinChars: 20 } as const;
 
 /** A validated job, ready to render. */
 export interface SynthesisPlan {
@@ -81,9 +86,9 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
     throw new TtsError('TTS_SPEED_OUT_OF_RANGE', `Speed ${job.speed} is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, { loc: ['speed'] });
   }
   const { engine, voice } = deps.registry.resolve(job.voice, job.engine);
-  const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate);
+  const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate, ['sample_rate']);
   const language = job.language !== '' ? job.language : voice.language;
-  const chunks = prepareText(job.text, { language, normalize: !job.rawText });
+  const chunks = prepareText(job.text, { language, normalize: !job.rawText, ...(job.streaming ? STREAMING_FIRST_CHUNK : {}) });
   if (chunks.length === 0) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + c.length, 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };

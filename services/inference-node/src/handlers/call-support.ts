@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { NodeState, type SynthesisMetrics } from '../../../../gen/tts/v1/synthesis.js';
 import { TtsError } from '../../../common/src/errors/tts-error.js';
 import type { NodeContext } from '../domain/node-context.js';
@@ -9,8 +10,8 @@ export function admitCall(ctx: NodeContext): void {
   if (ctx.state !== NodeState.NODE_STATE_READY) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'The node is still loading.', { retryAfterSec: 2 });
 }
 
-/** Proto metrics from pipeline stats. */
-export function metricsOf(stats: SynthesisStats, nodeId: string): SynthesisMetrics {
+/** Proto metrics from pipeline stats; `arrivedMs` is the call's arrival (performance.now()). */
+export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: number): SynthesisMetrics {
   return {
     characters: stats.characters,
     sentences: stats.sentences,
@@ -20,5 +21,6 @@ export function metricsOf(stats: SynthesisStats, nodeId: string): SynthesisMetri
     timeToFirstAudioMs: stats.timeToFirstAudioMs,
     queueMs: stats.queueMs,
     nodeId,
+    nodeMs: performance.now() - arrivedMs,
   };
 }

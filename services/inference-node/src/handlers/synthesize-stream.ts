@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { AudioChunk, SynthesizeRequest } from '../../../../gen/tts/v1/synthesis.js';
 import { toServiceError } from '../../../common/src/grpc/errors.js';
@@ -17,12 +18,13 @@ function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk:
 /** SynthesizeStream: stream info first, then audio as each sentence is encoded, then metrics. */
 export function synthesizeStream(ctx: NodeContext) {
   return (call: ServerWritableStream<SynthesizeRequest, AudioChunk>): void => {
+    const arrived = performance.now();
     const controller = new AbortController();
     call.on('cancelled', () => controller.abort());
     void (async () => {
       try {
         admitCall(ctx);
-        const plan = planSynthesis(jobFromRequest(call.request), ctx.deps);
+        const plan = planSynthesis({ ...jobFromRequest(call.request), streaming: true }, ctx.deps);
         let sequence = 0;
         await write(call, {
           data: Buffer.alloc(0),
@@ -45,7 +47,7 @@ export function synthesizeStream(ctx: NodeContext) {
             return;
           }
           if (next.done) {
-            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId), last: true });
+            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId, arrived), last: true });
             break;
           }
           await write(call, { data: next.value, sequence: sequence++, info: undefined, metrics: undefined, last: false });

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { SynthesizeRequest, SynthesizeResponse } from '../../../../gen/tts/v1/synthesis.js';
 import { toServiceError } from '../../../common/src/grpc/errors.js';
@@ -10,6 +11,7 @@ import { jobFromRequest } from './job-from-request.js';
 /** Synthesize: the whole utterance in one response. */
 export function synthesize(ctx: NodeContext) {
   return (call: ServerUnaryCall<SynthesizeRequest, SynthesizeResponse>, callback: sendUnaryData<SynthesizeResponse>): void => {
+    const arrived = performance.now();
     const controller = new AbortController();
     call.on('cancelled', () => controller.abort());
     void (async () => {
@@ -24,7 +26,7 @@ export function synthesize(ctx: NodeContext) {
           voice: plan.voice.id,
           engine: plan.engine.name,
           contentType: plan.contentType,
-          metrics: metricsOf(stats, ctx.nodeId),
+          metrics: metricsOf(stats, ctx.nodeId, arrived),
         });
       } catch (err) {
         ctx.logger.warn('synthesize failed', { request_id: call.request.requestId, err });

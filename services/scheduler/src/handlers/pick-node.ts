@@ -14,10 +14,18 @@ export function pickNode(ctx: SchedulerContext) {
       characters: call.request.characters,
       excludeNodeIds: call.request.excludeNodeIds,
     };
+    const engine = requiredEngine(req);
+    if (engine !== '' && !ctx.membership.all().some((e) => e.status.engines.some((x) => x.name === engine))) {
+      // No node of this deployment has ever offered the engine: the request names something that does not exist.
+      const err = req.engine !== ''
+        ? new TtsError('TTS_ENGINE_NOT_FOUND', `Engine "${req.engine}" does not exist.`, { loc: ['engine'] })
+        : new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${req.voice}" does not exist.`, { loc: ['voice'] });
+      callback(toServiceError(err));
+      return;
+    }
     const ready = ctx.membership.ready();
     const decision = ctx.policy.choose(candidates(ready, req), req);
     if (!decision) {
-      const engine = requiredEngine(req);
       const err = ready.length > 0 && engine !== ''
         ? new TtsError('TTS_ENGINE_UNAVAILABLE', `No ready node has engine "${engine}" loaded.`, { retryAfterSec: 5 })
         : new TtsError('TTS_NO_NODE_AVAILABLE', 'No inference node is ready.', { retryAfterSec: 2 });

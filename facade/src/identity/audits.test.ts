@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { AuditRepository } from '../../../services/common/src/data/index.js';
+import { databaseBackends } from '../../../services/common/src/data/testing.js';
+import { TtsError } from '../../../services/common/src/index.js';
+import { AuditService } from './audits.js';
+import { consentAuditView, jobAccessAuditView } from './views.js';
+
+const code = (c: string, field?: string) => (e: unknown) => e instanceof TtsError && e.code === c && (field === undefined || e.loc[1] === field);
+
+for (const backend of databaseBackends()) {
+  describe(`audit service (${backend.name})`, () => {
+    after(() => backend.close());
+
+    it('records job accesses and filters them as the interface lists (only_denied, requester, owner)', async (t) => {
+      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      const base = { requestId: 'r1', endpoint: 'GET /api/jobs/{job_id}', jobId: 'j1', requesterKind: 'api_key' as const, ownerKeyId: 'owner' };
+      await audits.recordJobAccess({ ...base, requesterKeyId: 'owner', allowed: true, reason: 'owner' });
+      await audits.recordJobAccess({ ...base, requesterKeyId: 'stranger', allowed: false, reason: 'not_owner' });
+      await audits.recordJobAccess({ ...base, endpoint: 'GET /api/jobs/{job_id}/audio', requesterKeyId: 'owner', allowed: true, reason: 'owner' });
+
+      const denied = jobAccessAuditView(await audits.jobAccess({ only_denied: 'true' }));
+      const records = denied['records'] as Record<string, unknown>[];
+      assert.equal(records.length, 1);
+      assert.equal(records[0]!['requester_key_id'], 'stranger');
+      assert.equal(records[0]!['owner_key_id'], 'owner');
+      assert.equal(records[0]!['allowed'], false);
+      assert.match(String(records[0]!['created_at']), /^\d{4}-\d{2}-\d{2}T/);
+      assert.equal((await audits.jobAccess({ requester_key_id: 'owner' })).total, 2);
+      assert.equal((await audits.jobAccess({ owner_key_id: 'owner', endpoint: 'GET /api/jobs/{job_id}/audio' })).total, 1);
+      const page = await audits.jobAccess({ limit: 2 });
+      assert.deepEqual([page.records.length, page.total, page.truncated, page.limit], [2, 3, true, 2]);
+      const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      assert.equal((await audits.jobAccess({ day_from: day(-1), day_to: day(1) })).total, 3);
+      assert.equal((await audits.jobAccess({ day_from: day(2) })).total, 0);
+      assert.equal((await audits.jobAccess({ day_to: '2000-01-01' })).total, 0);
+    });
+
+    it('records consent outcomes and filters them (only_failures, mode, endpoint)', async (t) => {
+      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      const base = { requestId: null, endpoint: 'POST /api/tts', authMethod: 'api_key', keyId: 'k' };
+      await audits.recordConsent({ ...base, mode: 'auto', consentConfirmed: true, outcome: 'ok', errorCode: null });
+      await audits.recordConsent({ ...base, mode: 'clone', consentConfirmed: false, outcome: 'refused', errorCode: 'VALIDATION_FAILED' });
+      await audits.recordConsent({ ...base, endpoint: 'POST /api/web/jobs/tts', mode: 'auto', authMethod: 'challenge', keyId: null, consentConfirmed: true, outcome: 'error', errorCode: 'TTS_ENGINE_FAILED' });
+      const failures = consentAuditView(await audits.consent({ only_failures: true }));
+      assert.deepEqual((failures['records'] as Record<string, unknown>[]).map((r) => [r['outcome'], r['consent_confirmed'], r['mode']]), [
+        ['error', true, 'auto'],
+        ['refused', false, 'clone'],
+      ]);
+      assert.equal((await audits.consent({ mode: 'auto' })).total, 2);
+      assert.equal((await audits.consent({ endpoint: 'POST /api/tts', only_failures: 'false' })).total, 2);
+    });
+
+    it('answers bad parameters with stable 422 codes', async (t) => {
+      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      await assert.rejects(audits.jobAccess({ day_from: '2024-13-01' }), code('USAGE_DATE_INVALID', 'day_from'));
+      await assert.rejects(audits.consent({ day_from: '2024-05-02', day_to: '2024-05-01' }), code('USAGE_DATE_RANGE_INVALID'));
+      await assert.rejects(audits.jobAccess({ only_denied: 'maybe' }), code('VALIDATION_FAILED', 'only_denied'));
+      await assert.rejects(audits.consent({ only_failures: 2 }), code('VALIDATION_FAILED', 'only_failures'));
+      await assert.rejects(audits.jobAccess({ limit: 5001 }), code('VALIDATION_FAILED', 'limit'));
+      await assert.rejects(audits.consent({ limit: '0' }), code('VALIDATION_FAILED', 'limit'));
+    });
+  });
+}

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TtsError } from '../../../services/common/src/index.js';
+import { checkTextLength, DEFAULT_TIER, findTier, requireTier, tierOfKey, TIERS } from './tiers.js';
+import { tiersView } from './views.js';
+
+describe('tiers', () => {
+  it('lists free, pro and enterprise with growing volume, within the api_key rate profile', () => {
+    assert.deepEqual(TIERS.map((t) => t.name), ['free', 'pro', 'enterprise']);
+    for (let i = 1; i < TIERS.length; i++) {
+      const [a, b] = [TIERS[i - 1]!, TIERS[i]!];
+      assert.ok(b.dailyCharQuota > a.dailyCharQuota && b.monthlyCharQuota > a.monthlyCharQuota && b.maxTextLength > a.maxTextLength && b.concurrentJobs > a.concurrentJobs);
+    }
+    assert.ok(TIERS.every((t) => t.ratePerMinute <= 360 && t.monthlyCharQuota >= t.dailyCharQuota));
+    const view = tiersView();
+    assert.equal(view['default_tier'], DEFAULT_TIER);
+    assert.deepEqual(Object.keys((view['tiers'] as Record<string, unknown>[])[0]!), [
+      'name', 'rate_per_minute', 'daily_char_quota', 'monthly_char_quota', 'max_text_length', 'concurrent_jobs', 'price_per_million_chars_usd',
+    ]);
+  });
+
+  it('resolves tiers, refusing unknown names with AUTH_TIER_UNKNOWN and falling back for stored ones', () => {
+    assert.equal(findTier('pro')?.name, 'pro');
+    assert.equal(findTier('platinum'), undefined);
+    assert.throws(() => requireTier('platinum'), (e: unknown) => e instanceof TtsError && e.code === 'AUTH_TIER_UNKNOWN' && e.spec.http === 422);
+    assert.equal(tierOfKey('retired-tier').name, DEFAULT_TIER);
+  });
+
+  it('enforces the tier maximum text length with TTS_TEXT_TOO_LONG', () => {
+    const free = findTier('free')!;
+    assert.doesNotThrow(() => checkTextLength(free, free.maxTextLength));
+    assert.throws(() => checkTextLength(free, free.maxTextLength + 1, ['body', 'input']), (e: unknown) => e instanceof TtsError && e.code === 'TTS_TEXT_TOO_LONG' && e.loc[1] === 'input');
+  });
+});
