@@ -1,7 +1,11 @@
 /** Starts the real multi-process platform (the launcher) for benchmarks, on free ports. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../tests/support/processes.js';
 
 /** A launched platform. */
@@ -9,15 +13,20 @@ export interface LaunchedPlatform {
   readonly url: string;
   readonly schedulerAddress: string;
   readonly agent: http.Agent;
+  /** API keys of the benchmark's simulated clients (each key is limited to 360 calls per minute). */
+  readonly apiKeys: readonly string[];
   stop(): Promise<void>;
 }
 
 /** Launches scheduler, `nodes` inference nodes and the facade as separate processes. */
-export async function launchPlatform(env: Record<string, string> = {}): Promise<LaunchedPlatform> {
+export async function launchPlatform(env: Record<string, string> = {}, clients = 40): Promise<LaunchedPlatform> {
   const port = await freePort();
   const schedulerPort = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
+  const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'warn', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/src/main.ts'], {
-    env: { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'warn', ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -30,24 +39,37 @@ export async function launchPlatform(env: Record<string, string> = {}): Promise<
   });
   child.stdout!.resume();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const url = `http://127.0.0.1:${port}`;
+  const apiKeys: string[] = [];
+  for (let i = 0; i < clients; i++) {
+    const res = await fetch(`${url}/api/auth/keys`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-key': adminKey }, body: JSON.stringify({ name: `bench-${i}`, tier: 'enterprise' }) });
+    apiKeys.push(((await res.json()) as { api_key: string }).api_key);
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     schedulerAddress: `127.0.0.1:${schedulerPort}`,
     agent,
+    apiKeys,
     async stop() {
       agent.destroy();
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+let nextKey = 0;
+function keyFor(p: LaunchedPlatform): string {
+  return p.apiKeys[nextKey++ % p.apiKeys.length]!;
 }
 
 /** A JSON POST over a keep-alive agent; resolves with status, headers and the body length. */
 export function post(p: LaunchedPlatform, path: string, body: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(`${p.url}${path}`, { method: 'POST', agent: p.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
+    const req = http.request(`${p.url}${path}`, { method: 'POST', agent: p.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'x-api-key': keyFor(p) } }, (res) => {
       let bytes = 0;
       res.on('data', (c: Buffer) => (bytes += c.length));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
@@ -63,7 +85,7 @@ export function postFirstByte(p: LaunchedPlatform, path: string, body: unknown):
   const data = JSON.stringify(body);
   const t = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(`${p.url}${path}`, { method: 'POST', agent: p.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
+    const req = http.request(`${p.url}${path}`, { method: 'POST', agent: p.agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'x-api-key': keyFor(p) } }, (res) => {
       let firstMs = 0;
       res.on('data', () => {
         if (firstMs === 0) firstMs = performance.now() - t;

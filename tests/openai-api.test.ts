@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { assertSpeech, inspectClip } from './support/audio.js';
-import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
+import { startPlatform, type TestPlatform } from './support/platform.js';
 
 const PARAGRAPH =
   'The quick brown fox jumps over the lazy dog. Then it runs into the forest and hides behind a tree. ' +
@@ -18,7 +18,7 @@ describe('OpenAI-compatible API', () => {
   let client: OpenAI;
   before(async () => {
     p = await startPlatform();
-    client = new OpenAI({ baseURL: `${p.url}/v1`, apiKey: 'not-needed-yet', maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${p.url}/v1`, apiKey: p.apiKey, maxRetries: 0 });
   });
   after(async () => {
     await p.stop();
@@ -59,17 +59,17 @@ describe('OpenAI-compatible API', () => {
   });
 
   test('a platform voice id works as the voice; an engine name works as the model', async () => {
-    const a = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: 'Hi there.', voice: 'flite:rms', response_format: 'wav' });
+    const a = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'Hi there.', voice: 'flite:rms', response_format: 'wav' });
     assert.equal(a.status, 200);
     assert.equal(a.headers.get('x-tts-voice'), 'flite:rms');
-    const b = await postJson(`${p.url}/v1/audio/speech`, { model: 'espeak-ng', input: 'Hi there.', voice: 'alloy', response_format: 'wav' });
+    const b = await p.post(`/v1/audio/speech`, { model: 'espeak-ng', input: 'Hi there.', voice: 'alloy', response_format: 'wav' });
     assert.equal(b.status, 200);
     assert.equal(b.headers.get('x-tts-engine'), 'espeak');
   });
 
   test('stream_format audio: the first chunk arrives well before the last', async () => {
     const started = performance.now();
-    const res = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: PARAGRAPH, voice: 'flite:slt', response_format: 'pcm' });
+    const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: PARAGRAPH, voice: 'flite:slt', response_format: 'pcm' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('transfer-encoding'), 'chunked');
     const reader = res.body!.getReader();
@@ -90,7 +90,7 @@ describe('OpenAI-compatible API', () => {
   });
 
   test('stream_format sse: speech.audio.delta events then speech.audio.done with usage', async () => {
-    const res = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: 'Hello. Second sentence here.', voice: 'nova', response_format: 'mp3', stream_format: 'sse' });
+    const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'Hello. Second sentence here.', voice: 'nova', response_format: 'mp3', stream_format: 'sse' });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const text = await res.text();
@@ -123,7 +123,7 @@ describe('OpenAI-compatible API', () => {
       assert.equal(err.code, 'TTS_MODEL_NOT_FOUND');
       return true;
     });
-    const res = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' });
+    const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' });
     assert.equal(res.status, 400);
     const body = (await res.json()) as { error: { message: string; type: string; param: string | null; code: string | null } };
     assert.equal(body.error.type, 'invalid_request_error');
@@ -139,7 +139,7 @@ describe('OpenAI-compatible API', () => {
       [{ stream_format: 'websocket' }, 'stream_format', 'VALIDATION_FAILED'],
     ];
     for (const [patch, param, code] of cases) {
-      const res = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: 'Hi.', voice: 'alloy', ...patch });
+      const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'Hi.', voice: 'alloy', ...patch });
       assert.equal(res.status, 400, JSON.stringify(patch));
       const body = (await res.json()) as { error: { param: string | null; code: string | null } };
       assert.equal(body.error.param, param, JSON.stringify(patch));

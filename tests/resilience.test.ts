@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { callUnary, synthesizerClient } from '../services/common/src/grpc/clients.js';
 import type { FestivalEngine } from '../services/inference-node/src/engines/festival/index.js';
-import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const LONG = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text that keeps the engine busy for a while.`).join(' ');
 
@@ -20,7 +20,7 @@ describe('engine crash and recovery', () => {
 
   test('killing a festival server mid-request fails that request with a retryable code; the next succeeds', async () => {
     const festival = p.nodes[0]!.context.registry.resolve('festival:slt').engine as FestivalEngine;
-    const request = postJson(`${p.url}/api/tts`, { text: LONG, voice: 'festival:slt' });
+    const request = p.post(`/api/tts`, { text: LONG, voice: 'festival:slt' });
     await waitFor(() => {
       const busy = festival.serverProcessesForTest().filter((s) => s.busy);
       for (const s of busy) process.kill(s.pid, 'SIGKILL');
@@ -31,7 +31,7 @@ describe('engine crash and recovery', () => {
     assert.ok(Number(res.headers.get('retry-after')) >= 1);
     const body = (await res.json()) as { code: string };
     assert.equal(body.code, 'TTS_ENGINE_FAILED');
-    const next = await postJson(`${p.url}/api/tts`, { text: 'Back again.', voice: 'festival:slt' });
+    const next = await p.post(`/api/tts`, { text: 'Back again.', voice: 'festival:slt' });
     assert.equal(next.status, 200);
   });
 });
@@ -47,7 +47,7 @@ describe('cancellation and deadlines', () => {
 
   test('a client that disconnects stops the work on the node', async () => {
     const node = p.nodes[0]!;
-    const res = await postJson(`${p.url}/v1/audio/speech`, { model: 'tts-1', input: LONG.slice(0, 4000), voice: 'festival:slt', response_format: 'pcm' }, {});
+    const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: LONG.slice(0, 4000), voice: 'festival:slt', response_format: 'pcm' }, {});
     // read one chunk, then hang up
     const reader = res.body!.getReader();
     await reader.read();
@@ -56,7 +56,7 @@ describe('cancellation and deadlines', () => {
   });
 
   test('a request past its deadline answers 504 and the node frees its slot', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: LONG, voice: 'festival:slt' });
+    const res = await p.post(`/api/tts`, { text: LONG, voice: 'festival:slt' });
     assert.equal(res.status, 504);
     assert.equal(((await res.json()) as { code: string }).code, 'TTS_DEADLINE_EXCEEDED');
     const node = p.nodes[0]!;
@@ -77,7 +77,7 @@ describe('several nodes', () => {
     const seen = new Set<string>();
     await Promise.all(
       Array.from({ length: 12 }, async () => {
-        const res = await postJson(`${p.url}/api/tts`, { text: 'Spread the load across the nodes, please.', voice: 'flite:slt' });
+        const res = await p.post(`/api/tts`, { text: 'Spread the load across the nodes, please.', voice: 'flite:slt' });
         assert.equal(res.status, 200);
         seen.add(res.headers.get('x-tts-node') ?? '');
       }),
@@ -89,7 +89,7 @@ describe('several nodes', () => {
     const [first, second] = p.nodes;
     await first!.stop(2000);
     for (let i = 0; i < 4; i++) {
-      const res = await postJson(`${p.url}/api/tts`, { text: 'Still answering.', voice: 'flite:slt' });
+      const res = await p.post(`/api/tts`, { text: 'Still answering.', voice: 'flite:slt' });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('x-tts-node'), second!.nodeId);
     }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decodeWav } from '../services/common/src/audio/index.js';
 import { assertSpeech, inspectClip } from './support/audio.js';
-import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
+import { startPlatform, type TestPlatform } from './support/platform.js';
 
 const SENTENCE = 'Please call Stella and ask her to bring these things with her from the store.';
 
@@ -20,7 +20,7 @@ describe('POST /api/tts', () => {
   });
 
   test('the seed request returns a WAV of the sentence spoken by the default voice', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice: 'festival:slt', mode: 'auto', format: 'wav', consent_confirmed: true });
+    const res = await p.post(`/api/tts`, { text: SENTENCE, voice: 'festival:slt', mode: 'auto', format: 'wav', consent_confirmed: true });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'audio/wav');
     assert.equal(res.headers.get('x-tts-engine'), 'festival');
@@ -34,14 +34,14 @@ describe('POST /api/tts', () => {
   });
 
   test('with no voice the platform default voice speaks', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: 'Hello there.' });
+    const res = await p.post(`/api/tts`, { text: 'Hello there.' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-tts-voice'), 'festival:slt');
   });
 
   for (const voice of ['flite:slt', 'flite:rms', 'flite:awb', 'flite:kal16', 'espeak:en-us']) {
     test(`voice ${voice} speaks`, async () => {
-      const res = await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice });
+      const res = await p.post(`/api/tts`, { text: SENTENCE, voice });
       assert.equal(res.status, 200, await res.clone().text());
       assert.equal(res.headers.get('x-tts-voice'), voice);
       assertSpeech(await inspectClip(new Uint8Array(await res.arrayBuffer())), 2, 9);
@@ -55,10 +55,10 @@ describe('POST /api/tts', () => {
     flac: { type: 'audio/flac', codec: /^flac$/ },
   };
   test('every container decodes to the same speech as the WAV', async () => {
-    const wavRes = await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice: 'flite:slt', format: 'wav' });
+    const wavRes = await p.post(`/api/tts`, { text: SENTENCE, voice: 'flite:slt', format: 'wav' });
     const wav = await inspectClip(new Uint8Array(await wavRes.arrayBuffer()));
     for (const [format, want] of Object.entries(codecs)) {
-      const res = await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice: 'flite:slt', format });
+      const res = await p.post(`/api/tts`, { text: SENTENCE, voice: 'flite:slt', format });
       assert.equal(res.status, 200, format);
       assert.equal(res.headers.get('content-type'), want.type, format);
       const clip = await inspectClip(new Uint8Array(await res.arrayBuffer()));
@@ -69,7 +69,7 @@ describe('POST /api/tts', () => {
   });
 
   test('pcm is raw 16-bit mono at 24 kHz', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: 'Hello world.', voice: 'flite:slt', format: 'pcm' });
+    const res = await p.post(`/api/tts`, { text: 'Hello world.', voice: 'flite:slt', format: 'pcm' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'audio/pcm');
     assert.equal(res.headers.get('x-audio-sample-rate'), '24000');
@@ -84,15 +84,15 @@ describe('POST /api/tts', () => {
   });
 
   test('sample_rate sets the output rate', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: 'Hello world.', voice: 'flite:slt', format: 'wav', sample_rate: 22050 });
+    const res = await p.post(`/api/tts`, { text: 'Hello world.', voice: 'flite:slt', format: 'wav', sample_rate: 22050 });
     assert.equal(res.status, 200);
     assert.equal(decodeWav(new Uint8Array(await res.arrayBuffer())).sampleRate, 22050);
   });
 
   for (const voice of ['flite:slt', 'festival:slt', 'espeak:en-us']) {
     test(`speed 2.0 roughly halves the duration (${voice})`, async () => {
-      const normal = await inspectClip(new Uint8Array(await (await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice })).arrayBuffer()));
-      const fast = await inspectClip(new Uint8Array(await (await postJson(`${p.url}/api/tts`, { text: SENTENCE, voice, speed: 2 })).arrayBuffer()));
+      const normal = await inspectClip(new Uint8Array(await (await p.post(`/api/tts`, { text: SENTENCE, voice })).arrayBuffer()));
+      const fast = await inspectClip(new Uint8Array(await (await p.post(`/api/tts`, { text: SENTENCE, voice, speed: 2 })).arrayBuffer()));
       const ratio = fast.durationSec / normal.durationSec;
       assert.ok(ratio > 0.38 && ratio < 0.65, `ratio ${ratio.toFixed(2)}`);
       assertSpeech(fast, 0.8, 5);
@@ -100,8 +100,8 @@ describe('POST /api/tts', () => {
   }
 
   test('numbers, currency and dates are spoken, not skipped', async () => {
-    const plain = await inspectClip(new Uint8Array(await (await postJson(`${p.url}/api/tts`, { text: 'It costs money.', voice: 'flite:slt' })).arrayBuffer()));
-    const withNumbers = await inspectClip(new Uint8Array(await (await postJson(`${p.url}/api/tts`, { text: 'It costs $1,234.56 on 2024-01-15.', voice: 'flite:slt' })).arrayBuffer()));
+    const plain = await inspectClip(new Uint8Array(await (await p.post(`/api/tts`, { text: 'It costs money.', voice: 'flite:slt' })).arrayBuffer()));
+    const withNumbers = await inspectClip(new Uint8Array(await (await p.post(`/api/tts`, { text: 'It costs $1,234.56 on 2024-01-15.', voice: 'flite:slt' })).arrayBuffer()));
     assert.ok(withNumbers.durationSec > plain.durationSec + 2, `${withNumbers.durationSec} vs ${plain.durationSec}`);
   });
 });
@@ -134,7 +134,7 @@ describe('POST /api/tts bad input', () => {
   ];
   for (const c of cases) {
     test(`${c.name}: 422 naming the field`, async () => {
-      const res = await postJson(`${p.url}/api/tts`, c.body);
+      const res = await p.post(`/api/tts`, c.body);
       assert.equal(res.status, 422);
       const body = (await res.json()) as { detail: { loc: (string | number)[]; msg: string; type: string }[]; code: string; request_id: string };
       assert.equal(body.code, c.code);
@@ -146,7 +146,7 @@ describe('POST /api/tts bad input', () => {
   }
 
   test('malformed JSON: 422 json_invalid', async () => {
-    const res = await fetch(`${p.url}/api/tts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text": "hi",' });
+    const res = await fetch(`${p.url}/api/tts`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': p.apiKey }, body: '{"text": "hi",' });
     assert.equal(res.status, 422);
     const body = (await res.json()) as { code: string; detail: { type: string }[] };
     assert.equal(body.code, 'REQUEST_JSON_MALFORMED');
@@ -154,7 +154,7 @@ describe('POST /api/tts bad input', () => {
   });
 
   test('wrong content type: 415 with a stable code', async () => {
-    const res = await fetch(`${p.url}/api/tts`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await fetch(`${p.url}/api/tts`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-api-key': p.apiKey }, body: 'hello' });
     assert.equal(res.status, 415);
     const body = (await res.json()) as { code: string; message: string; request_id: string };
     assert.equal(body.code, 'REQUEST_CONTENT_TYPE_UNSUPPORTED');
@@ -162,7 +162,7 @@ describe('POST /api/tts bad input', () => {
   });
 
   test('oversize body: 413', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: 'a'.repeat(2 * 1024 * 1024) });
+    const res = await p.post(`/api/tts`, { text: 'a'.repeat(2 * 1024 * 1024) });
     assert.equal(res.status, 413);
     assert.equal(((await res.json()) as { code: string }).code, 'REQUEST_BODY_TOO_LARGE');
   });
@@ -177,15 +177,15 @@ describe('POST /api/tts bad input', () => {
   });
 
   test('a client request id is echoed; a malformed one is replaced', async () => {
-    const ok = await postJson(`${p.url}/api/tts`, { text: '' }, { 'x-request-id': 'abc-123' });
+    const ok = await p.post(`/api/tts`, { text: '' }, { 'x-request-id': 'abc-123' });
     assert.equal(ok.headers.get('x-request-id'), 'abc-123');
     assert.equal(((await ok.json()) as { request_id: string }).request_id, 'abc-123');
-    const bad = await postJson(`${p.url}/api/tts`, { text: '' }, { 'x-request-id': 'bad id with spaces' });
+    const bad = await p.post(`/api/tts`, { text: '' }, { 'x-request-id': 'bad id with spaces' });
     assert.notEqual(bad.headers.get('x-request-id'), 'bad id with spaces');
   });
 
   test('after all that bad input the service still synthesizes', async () => {
-    const res = await postJson(`${p.url}/api/tts`, { text: 'Still here.', voice: 'flite:slt' });
+    const res = await p.post(`/api/tts`, { text: 'Still here.', voice: 'flite:slt' });
     assert.equal(res.status, 200);
   });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { ERROR_CATALOGUE } from '../services/common/src/errors/catalogue.js';
-import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
+import { startPlatform, type TestPlatform } from './support/platform.js';
 
 describe('system endpoints', () => {
   let p: TestPlatform;
@@ -26,7 +26,7 @@ describe('system endpoints', () => {
     assert.equal(h['ok'], true);
     assert.equal(h['ready'], true);
     assert.match(String(h['ready_since']), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+00:00$/);
-    assert.equal(h['mode'], 'embedded');
+    assert.equal(h['mode'], 'distributed'); // the test platform uses the real PostgreSQL and Redis
     assert.equal(h['model'], 'festival:slt');
     const warm = h['startup_warmup'] as { done: boolean; voices: string[] };
     assert.equal(warm.done, true);
@@ -97,13 +97,13 @@ describe('system endpoints', () => {
   });
 
   test('POST /api/errors/classify places codes and statuses', async () => {
-    const byCode = (await (await postJson(`${p.url}/api/errors/classify`, { code: 'TTS_ENGINE_FAILED' })).json()) as { matched: boolean; retryable: boolean; category: string };
+    const byCode = (await (await p.post(`/api/errors/classify`, { code: 'TTS_ENGINE_FAILED' })).json()) as { matched: boolean; retryable: boolean; category: string };
     assert.deepEqual([byCode.matched, byCode.retryable, byCode.category], [true, true, 'unavailable']);
-    const byStatus = (await (await postJson(`${p.url}/api/errors/classify`, { http_status: 429 })).json()) as { category: string; retryable: boolean };
+    const byStatus = (await (await p.post(`/api/errors/classify`, { http_status: 429 })).json()) as { category: string; retryable: boolean };
     assert.deepEqual([byStatus.category, byStatus.retryable], ['rate_limit', true]);
-    const byGrpc = (await (await postJson(`${p.url}/api/errors/classify`, { grpc_status: 'DEADLINE_EXCEEDED' })).json()) as { category: string };
+    const byGrpc = (await (await p.post(`/api/errors/classify`, { grpc_status: 'DEADLINE_EXCEEDED' })).json()) as { category: string };
     assert.equal(byGrpc.category, 'timeout');
-    const empty = await postJson(`${p.url}/api/errors/classify`, {});
+    const empty = await p.post(`/api/errors/classify`, {});
     assert.equal(empty.status, 422);
   });
 });

@@ -4,6 +4,7 @@
  */
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { accessControl, accessPolicyOf } from './middleware/access.js';
 import { errorMiddleware, notFound } from './middleware/errors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
 import { operationsOf } from './domain/openapi-document.js';
@@ -20,7 +21,17 @@ function route(handler: OperationHandler, deps: FacadeDeps): RequestHandler {
   };
 }
 
-/** Registers every documented operation; throws when the document and the handler table disagree. */
+const expressPath = (openApiPath: string): string => openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+
+/**
+ * Registers each operation's access control. It runs before body parsing and validation, so an
+ * unauthenticated caller learns nothing about what a valid body looks like.
+ */
+function registerAccessControl(app: Express, deps: FacadeDeps): void {
+  for (const op of operationsOf(deps.openapi)) app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security), deps.access));
+}
+
+/** Registers every documented operation's handler; throws when the document and the handler table disagree. */
 function registerOperations(app: Express, deps: FacadeDeps): void {
   const documented = operationsOf(deps.openapi);
   const table: Record<string, OperationHandler> = OPERATIONS;
@@ -29,10 +40,7 @@ function registerOperations(app: Express, deps: FacadeDeps): void {
   if (missing.length > 0 || extra.length > 0) {
     throw new Error(`OpenAPI document and handler table disagree: missing handlers [${missing.join(', ')}], undocumented handlers [${extra.join(', ')}]`);
   }
-  for (const op of documented) {
-    const path = op.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
-    app[op.method](path, route(table[op.operationId]!, deps));
-  }
+  for (const op of documented) app[op.method](expressPath(op.path), route(table[op.operationId]!, deps));
 }
 
 /** Creates the facade's Express app. */
@@ -42,7 +50,9 @@ export function createApp(deps: FacadeDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.use(requestId());
+  registerAccessControl(app, deps);
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));
+  app.use(express.urlencoded({ limit: '64kb', extended: false }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.openapi.document) as never,
@@ -51,6 +61,8 @@ export function createApp(deps: FacadeDeps): Express {
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
       validateResponses: deps.config.validateResponses,
       validateApiSpec: true,
+      // Credentials are checked by middleware/access.ts from the same security requirements.
+      validateSecurity: false,
       ignoreUndocumented: false,
     }),
   );

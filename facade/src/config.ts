@@ -2,6 +2,7 @@
  * Facade configuration, read once from the environment and frozen.
  */
 import { envBool, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
+import { parseAuthMode, type AuthMode } from './identity/index.js';
 
 /** Configuration of the REST/OpenAI facade. */
 export interface FacadeConfig {
@@ -29,6 +30,22 @@ export interface FacadeConfig {
   readonly validateResponses: boolean;
   /** Retries of a synchronous synthesis on another node after a retryable failure. @default 1 (TTS_SYNTH_RETRIES) */
   readonly synthRetries: number;
+  /** Credentials accepted by caller operations. @default "api_key_or_challenge" (TTS_AUTH_MODE) */
+  readonly authMode: AuthMode;
+  /** Administrator key; unset in embedded mode = generated under DATA_DIR and printed once. (TTS_ADMIN_KEY) */
+  readonly adminKey: string | undefined;
+  /** HMAC key of the anti-bot challenge; unset = generated once and shared through the database. (TTS_CHALLENGE_SECRET) */
+  readonly challengeSecret: string | undefined;
+  /** Leading zero bits the proof of work needs. @default 18 (TTS_CHALLENGE_DIFFICULTY) */
+  readonly challengeDifficulty: number;
+  /** PostgreSQL schema of the facade's tables. @default "public" (TTS_DB_SCHEMA) */
+  readonly dbSchema: string;
+  /** Prefix of every Redis key (keys are "<prefix>:..."). @default "tts" (TTS_KV_PREFIX) */
+  readonly kvPrefix: string;
+  /** Mark the challenge pass cookie Secure (behind HTTPS). @default false (TTS_SECURE_COOKIES) */
+  readonly secureCookies: boolean;
+  /** Keep the embedded database in memory instead of DATA_DIR (tests, demos). @default false (TTS_EPHEMERAL) */
+  readonly ephemeral: boolean;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -46,5 +63,13 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     redisUrl: envOptional(env, 'REDIS_URL'),
     validateResponses: envBool(env, 'TTS_VALIDATE_RESPONSES', false),
     synthRetries: envInt(env, 'TTS_SYNTH_RETRIES', 1, { min: 0, max: 5 }),
+    authMode: parseAuthMode(envOptional(env, 'TTS_AUTH_MODE')),
+    adminKey: envOptional(env, 'TTS_ADMIN_KEY'),
+    challengeSecret: envOptional(env, 'TTS_CHALLENGE_SECRET'),
+    challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),
+    dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
+    kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),
+    secureCookies: envBool(env, 'TTS_SECURE_COOKIES', false),
+    ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
   });
 }

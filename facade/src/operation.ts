@@ -4,7 +4,9 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '../../services/common/src/logging/logger.js';
 import type { FacadeConfig } from './config.js';
+import type { AccessServices } from './domain/access-services.js';
 import type { ClusterView } from './domain/cluster.js';
+import type { Metering } from './domain/metering.js';
 import type { OpenApiDocument } from './domain/openapi-document.js';
 import type { Readiness } from './domain/readiness.js';
 import type { SynthesisGateway } from './domain/synthesis.js';
@@ -16,6 +18,8 @@ export interface FacadeDeps {
   readonly cluster: ClusterView;
   readonly readiness: Readiness;
   readonly openapi: OpenApiDocument;
+  readonly access: AccessServices;
+  readonly metering: Metering;
   readonly logger: Logger;
 }
 

@@ -15,6 +15,17 @@ import { listEngines } from './handlers/listEngines.js';
 import { listModels } from './handlers/listModels.js';
 import { listVoices } from './handlers/listVoices.js';
 import { ttsSynthesize } from './handlers/ttsSynthesize.js';
+import { getAuthConfig } from './handlers/getAuthConfig.js';
+import { listTiers } from './handlers/listTiers.js';
+import { getAuthChallenge } from './handlers/getAuthChallenge.js';
+import { solveAuthChallenge } from './handlers/solveAuthChallenge.js';
+import { listApiKeys } from './handlers/listApiKeys.js';
+import { createApiKey } from './handlers/createApiKey.js';
+import { updateApiKey } from './handlers/updateApiKey.js';
+import { getUsageSummary } from './handlers/getUsageSummary.js';
+import { getCostDashboard } from './handlers/getCostDashboard.js';
+import { getJobAccessAudit } from './handlers/getJobAccessAudit.js';
+import { getConsentAudit } from './handlers/getConsentAudit.js';
 
 export const OPERATIONS = {
   ttsSynthesize,
@@ -29,6 +40,17 @@ export const OPERATIONS = {
   exportOpenapi,
   getErrorDocs,
   classifyError,
+  getAuthConfig,
+  listTiers,
+  getAuthChallenge,
+  solveAuthChallenge,
+  listApiKeys,
+  createApiKey,
+  updateApiKey,
+  getUsageSummary,
+  getCostDashboard,
+  getJobAccessAudit,
+  getConsentAudit,
 } as const satisfies Record<string, OperationHandler>;
 
 /** An operationId with a handler. */

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../../services/common/src/logging/logger.js';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
+import { openAccessServices } from './domain/access-services.js';
 import { ClusterView } from './domain/cluster.js';
+import { Metering } from './domain/metering.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
@@ -33,19 +35,28 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
   const logger = options.logger ?? createLogger('facade');
   const cluster = new ClusterView(config.schedulerAddress);
+  const access = await openAccessServices(config, logger);
   const deps: FacadeDeps = {
     config,
     gateway: new SynthesisGateway({ schedulerAddress: config.schedulerAddress, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
+    access,
+    metering: new Metering(access, logger),
     logger,
   };
-  const app = createApp(deps);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  let server: Server;
+  try {
+    const app = createApp(deps);
+    server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.port, config.host, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (err) {
+    await access.close();
+    throw err;
+  }
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -67,6 +78,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
           resolve();
         });
         server.closeIdleConnections();
+      }).then(async () => {
+        await deps.metering.drain();
+        await access.close();
       });
       return stopping;
     },

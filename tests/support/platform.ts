@@ -2,6 +2,11 @@
  * Starts a real platform in-process for integration tests: a scheduler and inference nodes as real
  * gRPC servers on loopback port 0, and the facade on an ephemeral HTTP port.
  */
+import { randomBytes } from 'node:crypto';
+import { openDatabase } from '../../services/common/src/data/index.js';
+import { freshSchemaName, TEST_DATABASE_URL } from '../../services/common/src/data/testing.js';
+import { openKv } from '../../services/common/src/kv/index.js';
+import { freshPrefix, TEST_REDIS_URL } from '../../services/common/src/kv/testing.js';
 import { setLogSink } from '../../services/common/src/logging/logger.js';
 import { closeAllClients } from '../../services/common/src/grpc/clients.js';
 import { start as startScheduler, type RunningScheduler } from '../../services/scheduler/src/index.js';
@@ -13,6 +18,16 @@ if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 /** A running test platform. */
 export interface TestPlatform {
   readonly url: string;
+  /** The administrator key (X-Admin-Key). */
+  readonly adminKey: string;
+  /** An API key of the `pro` tier created for the test (X-API-Key). */
+  readonly apiKey: string;
+  /** POSTs JSON with the test API key (override or drop it with `headers`). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** GETs with the test API key. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** Creates another API key through the admin API; returns its id and secret. */
+  createKey(body?: Record<string, unknown>): Promise<{ keyId: string; apiKey: string }>;
   readonly scheduler: RunningScheduler;
   readonly nodes: RunningNode[];
   readonly facade: RunningFacade;
@@ -62,9 +77,35 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
     return node;
   };
   for (let i = 0; i < (options.nodes ?? 1); i++) await addNode();
-  const facade = await startFacade({ host: '127.0.0.1', port: 0, schedulerAddress: scheduler.address, validateResponses: true, ...options.facade });
+  const schema = freshSchemaName();
+  const prefix = freshPrefix();
+  const adminKey = `test-admin-${randomBytes(16).toString('hex')}`;
+  const facade = await startFacade({
+    host: '127.0.0.1',
+    port: 0,
+    schedulerAddress: scheduler.address,
+    validateResponses: true,
+    databaseUrl: TEST_DATABASE_URL,
+    dbSchema: schema,
+    redisUrl: TEST_REDIS_URL,
+    kvPrefix: prefix,
+    adminKey,
+    ...options.facade,
+  });
+  const createKey = async (body: Record<string, unknown> = {}): Promise<{ keyId: string; apiKey: string }> => {
+    const res = await postJson(`${facade.url}/api/auth/keys`, { name: 'test', tier: 'pro', ...body }, { 'x-admin-key': adminKey });
+    if (res.status !== 201) throw new Error(`creating a key failed: ${res.status} ${await res.text()}`);
+    const created = (await res.json()) as { key_id: string; api_key: string };
+    return { keyId: created.key_id, apiKey: created.api_key };
+  };
+  const { apiKey } = await createKey();
   return {
     url: facade.url,
+    adminKey,
+    apiKey,
+    createKey,
+    post: (path, body, headers = {}) => postJson(`${facade.url}${path}`, body, { 'x-api-key': apiKey, ...headers }),
+    get: (path, headers = {}) => fetch(`${facade.url}${path}`, { headers: { 'x-api-key': apiKey, ...headers } }),
     scheduler,
     nodes,
     facade,
@@ -74,6 +115,7 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
       await Promise.all(nodes.map((n) => n.stop(2000)));
       await scheduler.stop(1000);
       closeAllClients();
+      await dropTestStorage(options.facade?.dbSchema ?? schema, options.facade?.kvPrefix ?? prefix);
     },
   };
 }
@@ -81,4 +123,24 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
 /** POSTs JSON and returns the response. */
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/** Drops a test's schema and Redis keys. */
+async function dropTestStorage(schema: string, prefix: string): Promise<void> {
+  const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 1 });
+  try {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
+  } finally {
+    await db.close();
+  }
+  const kv = await openKv({ url: TEST_REDIS_URL, prefix });
+  try {
+    if (kv.backend.kind === 'redis') {
+      const keys: string[] = [];
+      for await (const batch of kv.backend.client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) keys.push(...batch);
+      if (keys.length > 0) await kv.backend.client.unlink(keys);
+    }
+  } finally {
+    await kv.close();
+  }
 }

@@ -32,14 +32,23 @@ export function loadOpenApiDocument(path = openApiPath()): OpenApiDocument {
 /** HTTP methods an OpenAPI path item can hold. */
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Every operation in the document: method, OpenAPI path and operationId. */
-export function operationsOf(doc: OpenApiDocument): { method: (typeof HTTP_METHODS)[number]; path: string; operationId: string }[] {
-  const paths = (doc.document['paths'] ?? {}) as Record<string, Record<string, { operationId?: string }>>;
-  const out: { method: (typeof HTTP_METHODS)[number]; path: string; operationId: string }[] = [];
+/** One documented operation. */
+export interface DocumentedOperation {
+  readonly method: (typeof HTTP_METHODS)[number];
+  readonly path: string;
+  readonly operationId: string;
+  /** The operation's `security` requirements (undefined: the document's default). */
+  readonly security: unknown;
+}
+
+/** Every operation in the document. */
+export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
+  const paths = (doc.document['paths'] ?? {}) as Record<string, Record<string, { operationId?: string; security?: unknown }>>;
+  const out: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (op?.operationId) out.push({ method, path, operationId: op.operationId });
+      if (op?.operationId) out.push({ method, path, operationId: op.operationId, security: op.security ?? doc.document['security'] });
     }
   }
   return out;

@@ -3,6 +3,7 @@ import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import { engineOfModel, resolveClientVoice } from '../domain/voices.js';
 import { pipeAudio, pipeSse, setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';
+import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';
 
 interface SpeechBody {
@@ -26,9 +27,10 @@ export const createSpeech: OperationHandler = async ({ req, res, deps, requestId
   const engines = [...new Set(snap.nodes.flatMap((n) => n.engines.map((e) => e.name)))];
   const engine = engineOfModel(body.model, engines);
   const voice = resolveClientVoice(body.voice, engine, snap.voices, deps.config.defaultVoice);
+  const caller = callerOf(res);
   const request = synthesizeRequestOf({
     requestId,
-    tenantId: '',
+    tenantId: caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '',
     text: body.input,
     voice,
     engine,
@@ -39,8 +41,12 @@ export const createSpeech: OperationHandler = async ({ req, res, deps, requestId
     rawText: false,
     instructions: body.instructions ?? '',
   });
-  const stream = await deps.gateway.stream(request, FIELDS, signal);
-  setVoiceHeaders(res, { voice: stream.info.voice, engine: stream.info.engine, nodeId: stream.nodeId, sampleRate: stream.info.sampleRate });
-  if (body.stream_format === 'sse') await pipeSse(stream, res, signal);
-  else await pipeAudio(stream, res, signal);
+  const metered = { endpoint: 'POST /v1/audio/speech', requestId, characters: body.input.length, textField: 'input', mode: null, consentConfirmed: null };
+  await deps.metering.run(res, caller, metered, async () => {
+    const stream = await deps.gateway.stream(request, FIELDS, signal);
+    setVoiceHeaders(res, { voice: stream.info.voice, engine: stream.info.engine, nodeId: stream.nodeId, sampleRate: stream.info.sampleRate });
+    const metrics = body.stream_format === 'sse' ? await pipeSse(stream, res, signal) : await pipeAudio(stream, res, signal);
+    if (!metrics) throw new TtsError('TTS_CANCELLED', 'The client went away before the audio was complete.');
+    return metrics.audioSeconds;
+  });
 };

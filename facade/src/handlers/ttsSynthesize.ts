@@ -3,6 +3,7 @@ import type { AudioFormat } from '../../../services/common/src/audio/index.js';
 import { resolveClientVoice } from '../domain/voices.js';
 import { setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';
+import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';
 
 interface TtsBody {
@@ -30,9 +31,10 @@ export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestI
     const snap = await deps.cluster.snapshot();
     voice = resolveClientVoice(voice, engine, snap.voices, deps.config.defaultVoice);
   }
+  const caller = callerOf(res);
   const request = synthesizeRequestOf({
     requestId,
-    tenantId: '',
+    tenantId: caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '',
     text: body.text,
     voice,
     engine,
@@ -43,12 +45,16 @@ export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestI
     rawText: body.normalize === false,
     instructions: '',
   });
-  const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
-  setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
-  if (response.metrics) {
+  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode: body.mode ?? 'auto', consentConfirmed: body.consent_confirmed ?? null };
+  await deps.metering.run(res, caller, metered, async () => {
+    const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
+    setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
     const m = response.metrics;
-    res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
-    res.setHeader('Server-Timing', `node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}`);
-  }
-  res.status(200).type(response.contentType).send(Buffer.from(response.audio));
+    if (m) {
+      res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
+      res.setHeader('Server-Timing', `node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}`);
+    }
+    res.status(200).type(response.contentType).send(Buffer.from(response.audio));
+    return m?.audioSeconds ?? 0;
+  });
 };

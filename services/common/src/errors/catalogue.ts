@@ -173,6 +173,31 @@ export const ERROR_CATALOGUE = {
   },
   USAGE_DATE_INVALID: invalid('A day parameter is not a valid calendar date.', 'Send day_from and day_to as YYYY-MM-DD (UTC days), e.g. 2024-05-31.'),
   USAGE_DATE_RANGE_INVALID: invalid('day_from is after day_to.', 'Send a day_from on or before day_to.'),
+  // Asynchronous jobs (scheduler).
+  JOB_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'No job has this job_id.',
+    hint: 'Check the job_id returned when the job was created; jobs are visible only to their owner.', openaiType: 'not_found_error', retryable: false,
+  },
+  JOB_NOT_READY: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The job has not completed yet.',
+    hint: 'Poll the job status (or its events) until the state is completed, then fetch the audio.', openaiType: 'invalid_request_error', retryable: true,
+  },
+  JOB_FAILED: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The job failed, so it has no audio.',
+    hint: 'Read error_code and error_message in the job status; submit a new job once the cause is fixed.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  JOB_CANCELLED: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The job was cancelled, so it has no audio.',
+    hint: 'Submit a new job.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  JOB_NODE_LOST: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The inference node running the job was lost on every attempt.',
+    hint: 'Submit the job again; the platform retried it on other nodes up to its attempt limit.', openaiType: 'server_error', retryable: true,
+  },
+  JOB_RESULT_MISSING: {
+    http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The audio of this job is no longer stored.',
+    hint: 'Submit the job again.', openaiType: 'not_found_error', retryable: false,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */

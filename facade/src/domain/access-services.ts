@@ -1,0 +1,86 @@
+/**
+ * Opens the facade's storage (PostgreSQL or embedded PGlite), key-value store (Redis or
+ * in-process) and builds the identity services on top: API keys, the administrator key, the
+ * challenge, rate limits, quotas, usage and audits.
+ */
+import { join } from 'node:path';
+import { ApiKeyRepository, AuditRepository, openDatabase, SecretRepository, UsageRepository, type Database } from '../../../services/common/src/data/index.js';
+import { openKv, type Kv } from '../../../services/common/src/kv/index.js';
+import type { Logger } from '../../../services/common/src/logging/logger.js';
+import type { FacadeConfig } from '../config.js';
+import {
+  AdminKeyVerifier,
+  ApiKeyService,
+  AuditService,
+  Authenticator,
+  ChallengeService,
+  loadAdminKey,
+  loadChallengeSecret,
+  QuotaService,
+  RateLimitService,
+  UsageService,
+} from '../identity/index.js';
+
+/** The identity services of one facade. */
+export interface AccessServices {
+  readonly database: Database;
+  readonly kv: Kv;
+  readonly apiKeys: ApiKeyService;
+  readonly admin: AdminKeyVerifier;
+  readonly authenticator: Authenticator;
+  readonly challenge: ChallengeService;
+  readonly rateLimits: RateLimitService;
+  readonly quotas: QuotaService;
+  readonly usage: UsageService;
+  readonly audits: AuditService;
+  /** Closes storage connections. */
+  close(): Promise<void>;
+}
+
+/** Opens storage and builds the services. A generated admin key is printed once, outside the logs. */
+export async function openAccessServices(config: FacadeConfig, logger: Logger): Promise<AccessServices> {
+  const embedded = config.databaseUrl === undefined;
+  const database = await openDatabase({
+    ...(config.databaseUrl ? { url: config.databaseUrl } : {}),
+    ...(embedded && !config.ephemeral ? { dataDir: config.dataDir } : {}),
+    schema: config.dbSchema,
+  });
+  let kv: Kv;
+  try {
+    kv = await openKv({ ...(config.redisUrl ? { url: config.redisUrl } : {}), prefix: config.kvPrefix, logger });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const apiKeyRepo = new ApiKeyRepository(database);
+  const usageRepo = new UsageRepository(database);
+  const apiKeys = new ApiKeyService({ repository: apiKeyRepo });
+  const challenge = new ChallengeService({
+    secret: await loadChallengeSecret({ envValue: config.challengeSecret, secrets: new SecretRepository(database) }),
+    kv,
+    difficultyBits: config.challengeDifficulty,
+  });
+  const admin = await loadAdminKey({ envValue: config.adminKey, dataDir: embedded && !config.ephemeral ? config.dataDir : undefined });
+  if (admin.printOnce) {
+    // Deliberately not through the logger: log lines are kept and streamed; the key must not be.
+    process.stdout.write(`\nAdministrator key (shown once; stored in ${admin.path ?? join(config.dataDir, 'admin-key')}): ${admin.key}\n\n`);
+  }
+  logger.info('identity ready', { database: database.kind, kv: kv.backend.kind, admin_key: admin.source, auth_mode: config.authMode });
+  const quotas = new QuotaService({ usage: usageRepo });
+  return {
+    database,
+    kv,
+    apiKeys,
+    admin: new AdminKeyVerifier(admin.key),
+    authenticator: new Authenticator({ mode: config.authMode, apiKeys, challenge }),
+    challenge,
+    rateLimits: new RateLimitService(kv.rateLimiter),
+    quotas,
+    usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas }),
+    audits: new AuditService(new AuditRepository(database)),
+    async close() {
+      await kv.close();
+      await database.close();
+    },
+  };
+}
