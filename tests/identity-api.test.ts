@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { setLogSink } from '../services/common/src/logging/logger.js';
 import { loadOpenApiDocument, operationsOf } from '../facade/src/domain/openapi-document.js';
 import { solveChallenge } from '../facade/src/identity/index.js';
-import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
+import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const logLines: string[] = [];
 
@@ -37,6 +37,23 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   getCostDashboard: { method: 'GET', path: '/api/usage/cost-dashboard', ok: 200 },
   getJobAccessAudit: { method: 'GET', path: '/api/usage/job-access-audit', ok: 200 },
   getConsentAudit: { method: 'GET', path: '/api/compliance/consent-audit', ok: 200 },
+  getSystemInfo: { method: 'GET', path: '/api/system/info', ok: 200 },
+  getCleanupConfig: { method: 'GET', path: '/api/system/cleanup/config', ok: 200 },
+  runCleanup: { method: 'POST', path: '/api/system/cleanup/run', ok: 200 },
+  getAudioLogs: { method: 'GET', path: '/api/debug/audio-logs', ok: 200 },
+  streamLogs: { method: 'GET', path: '/api/logs/stream?tail=1&follow=false', ok: 200 },
+  getSloDashboard: { method: 'GET', path: '/api/slo/dashboard', ok: 200 },
+  getSloAlerts: { method: 'GET', path: '/api/slo/alerts', ok: 200 },
+  submitJob: { method: 'POST', path: '/api/jobs/tts', body: { text: 'Hi.', voice: 'flite:slt' }, ok: 202 },
+  getJob: { method: 'GET', path: '/api/jobs/JOBID', ok: 200 },
+  getJobAudio: { method: 'GET', path: '/api/jobs/JOBID/audio', ok: 200 },
+  submitWebJob: { method: 'POST', path: '/api/web/jobs/tts', form: { text: 'Hi.', voice: 'flite:slt' }, ok: 200 },
+  listWebJobs: { method: 'GET', path: '/api/web/jobs', ok: 200 },
+  getWebJob: { method: 'GET', path: '/api/web/jobs/WEBJOBID?token=WEBTOKEN', ok: 200 },
+  listWebJobEvents: { method: 'GET', path: '/api/web/jobs/WEBJOBID/events?token=WEBTOKEN', ok: 200 },
+  getWebJobAudio: { method: 'GET', path: '/api/web/jobs/WEBJOBID/audio?token=WEBTOKEN', ok: 200 },
+  getWebConfig: { method: 'GET', path: '/api/web/config', ok: 200 },
+  getWebSystemStatus: { method: 'GET', path: '/api/web/system/status', ok: 200 },
 };
 
 type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'admin_key' | 'wrong_admin_key';
@@ -90,11 +107,20 @@ describe('identity', () => {
   test('credential matrix: every documented operation x every credential gives the documented status', async () => {
     const ops = operationsOf(loadOpenApiDocument());
     assert.deepEqual(ops.map((o) => o.operationId).sort(), Object.keys(SAMPLES).sort(), 'every operation has a sample request');
+    // A completed job of the valid key, and a completed web job with its token, for the job operations.
+    const apiJob = (await (await p.post('/api/jobs/tts', { text: 'Matrix job.', voice: 'flite:slt' })).json()) as { job_id: string };
+    const web = (await (await fetch(`${p.url}/api/web/jobs/tts`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': p.apiKey }, body: new URLSearchParams({ text: 'Matrix web job.', voice: 'flite:slt' }).toString() })).json()) as { job_id: string; job_token: string };
+    await waitFor(async () => {
+      const a = (await (await p.get(`/api/jobs/${apiJob.job_id}`)).json()) as { status: string };
+      const w = (await (await fetch(`${p.url}/api/web/jobs/${web.job_id}?token=${encodeURIComponent(web.job_token)}`)).json()) as { status: string };
+      return a.status === 'completed' && w.status === 'completed';
+    }, 20_000, 'matrix jobs to complete');
+    const fill = (path: string): string => path.replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
     const failures: string[] = [];
     for (const op of ops) {
       const sample = SAMPLES[op.operationId]!;
       for (const c of CREDENTIALS) {
-        const path = sample.path.replace('KEYID', spareKeyId);
+        const path = fill(sample.path.replace('KEYID', spareKeyId));
         const headers: Record<string, string> = { ...headersFor(c) };
         let body: string | undefined;
         if (sample.body !== undefined) {

@@ -33,6 +33,20 @@ describe('POST /api/tts', () => {
     assertSpeech(await inspectClip(bytes), 2.5, 8);
   });
 
+  test('leading and trailing silence is trimmed to a short pad, for every engine', async () => {
+    for (const voice of ['festival:slt', 'flite:slt', 'espeak:en-us']) {
+      const res = await p.post(`/api/tts`, { text: 'Hello there.', voice, format: 'wav' });
+      const wav = decodeWav(new Uint8Array(await res.arrayBuffer()));
+      const threshold = 0.02 * Math.max(...wav.samples.map(Math.abs));
+      const first = wav.samples.findIndex((x) => Math.abs(x) > threshold) / wav.sampleRate;
+      let last = wav.samples.length - 1;
+      while (last > 0 && Math.abs(wav.samples[last]!) <= threshold) last--;
+      const tail = (wav.samples.length - 1 - last) / wav.sampleRate;
+      assert.ok(first < 0.15, `${voice}: ${first.toFixed(3)} s of leading silence`);
+      assert.ok(tail < 0.15, `${voice}: ${tail.toFixed(3)} s of trailing silence`);
+    }
+  });
+
   test('with no voice the platform default voice speaks', async () => {
     const res = await p.post(`/api/tts`, { text: 'Hello there.' });
     assert.equal(res.status, 200);

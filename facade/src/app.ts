@@ -7,6 +7,8 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { accessControl, accessPolicyOf } from './middleware/access.js';
 import { errorMiddleware, notFound } from './middleware/errors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
+import { requestTelemetry } from './middleware/telemetry.js';
+import { RouteMatcher } from './slo/routes.js';
 import { operationsOf } from './domain/openapi-document.js';
 import type { FacadeDeps, OperationHandler } from './operation.js';
 import { OPERATIONS } from './operations.js';
@@ -50,6 +52,7 @@ export function createApp(deps: FacadeDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.use(requestId());
+  app.use(requestTelemetry({ routes: new RouteMatcher(deps.openapi), recordSli: (sli) => deps.slo.record(sli) }));
   registerAccessControl(app, deps);
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));
   app.use(express.urlencoded({ limit: '64kb', extended: false }));

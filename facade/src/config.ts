@@ -3,6 +3,7 @@
  */
 import { envBool, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
+import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
 export interface FacadeConfig {
@@ -46,6 +47,16 @@ export interface FacadeConfig {
   readonly secureCookies: boolean;
   /** Keep the embedded database in memory instead of DATA_DIR (tests, demos). @default false (TTS_EPHEMERAL) */
   readonly ephemeral: boolean;
+  /** Lifetime of a web job token, seconds. @default 86400 (TTS_JOB_TOKEN_TTL_SEC) */
+  readonly jobTokenTtlSec: number;
+  /** SLO objectives and alerting guard (JSON). @default 99.9 %, p95 1 s (synthesis 5 s), 50 requests (TTS_SLO_OBJECTIVES) */
+  readonly sloObjectives: SloObjectives;
+  /** Age after which SLI rows are deleted, days (the dashboard reaches 7 days back, alerts 3 more). @default 10 (TTS_SLO_RETENTION_DAYS) */
+  readonly sloRetentionDays: number;
+  /** Age after which audio artifacts under DATA_DIR/artifacts are deleted, hours; 0 = never. @default 168 (TTS_ARTIFACT_RETENTION_HOURS) */
+  readonly artifactRetentionHours: number;
+  /** Minutes between automatic cleanup runs; 0 = only POST /api/system/cleanup/run. @default 60 (TTS_CLEANUP_INTERVAL_MIN) */
+  readonly cleanupIntervalMinutes: number;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -71,5 +82,10 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),
     secureCookies: envBool(env, 'TTS_SECURE_COOKIES', false),
     ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
+    jobTokenTtlSec: envInt(env, 'TTS_JOB_TOKEN_TTL_SEC', 86_400, { min: 60, max: 30 * 86_400 }),
+    sloObjectives: parseObjectives(envOptional(env, 'TTS_SLO_OBJECTIVES')),
+    sloRetentionDays: envInt(env, 'TTS_SLO_RETENTION_DAYS', 10, { min: 1, max: 3650 }),
+    artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),
+    cleanupIntervalMinutes: envInt(env, 'TTS_CLEANUP_INTERVAL_MIN', 60, { min: 0, max: 7 * 24 * 60 }),
   });
 }

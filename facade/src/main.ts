@@ -1,9 +1,12 @@
 /** Process entry point of the facade. */
 import { exitWithParent } from '../../services/common/src/process/parent-watch.js';
 import { createLogger } from '../../services/common/src/logging/logger.js';
+import { startTelemetry } from '../../services/common/src/telemetry/sdk.js';
 import { start } from './server.js';
 
 const logger = createLogger('facade');
+// First, so every span and metric of the process is captured; never throws.
+const telemetry = await startTelemetry({ serviceName: 'tts-facade', logger });
 try {
   const facade = await start({ logger });
   let signalled = false;
@@ -11,7 +14,7 @@ try {
     if (signalled) return;
     signalled = true;
     logger.info('shutting down', { signal });
-    facade.stop().then(() => process.exit(0), () => process.exit(1));
+    facade.stop().then(() => telemetry.stop()).then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

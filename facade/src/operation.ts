@@ -6,10 +6,15 @@ import type { Logger } from '../../services/common/src/logging/logger.js';
 import type { FacadeConfig } from './config.js';
 import type { AccessServices } from './domain/access-services.js';
 import type { ClusterView } from './domain/cluster.js';
+import type { JobTokens } from './domain/job-tokens.js';
+import type { JobsGateway } from './domain/jobs.js';
 import type { Metering } from './domain/metering.js';
 import type { OpenApiDocument } from './domain/openapi-document.js';
 import type { Readiness } from './domain/readiness.js';
 import type { SynthesisGateway } from './domain/synthesis.js';
+import type { CleanupService } from './domain/cleanup.js';
+import type { LogStreamHub } from './domain/log-stream.js';
+import type { SloService } from './slo/service.js';
 
 /** Long-lived dependencies of the facade. */
 export interface FacadeDeps {
@@ -20,7 +25,15 @@ export interface FacadeDeps {
   readonly openapi: OpenApiDocument;
   readonly access: AccessServices;
   readonly metering: Metering;
+  readonly jobs: JobsGateway;
+  readonly jobTokens: JobTokens;
   readonly logger: Logger;
+  /** SLIs, SLO dashboard and alerts. */
+  readonly slo: SloService;
+  /** Retention of artifacts and SLI rows. */
+  readonly cleanup: CleanupService;
+  /** Open GET /api/logs/stream responses (ended at shutdown). */
+  readonly logStreams: LogStreamHub;
 }
 
 /** One request as a handler sees it. */

@@ -3,6 +3,16 @@
  * the OpenAPI document; start-up fails if an operation has no handler or a handler no operation.
  */
 import type { OperationHandler } from './operation.js';
+import { submitJob } from './handlers/submitJob.js';
+import { getJob } from './handlers/getJob.js';
+import { getJobAudio } from './handlers/getJobAudio.js';
+import { submitWebJob } from './handlers/submitWebJob.js';
+import { listWebJobs } from './handlers/listWebJobs.js';
+import { getWebJob } from './handlers/getWebJob.js';
+import { listWebJobEvents } from './handlers/listWebJobEvents.js';
+import { getWebJobAudio } from './handlers/getWebJobAudio.js';
+import { getWebConfig } from './handlers/getWebConfig.js';
+import { getWebSystemStatus } from './handlers/getWebSystemStatus.js';
 import { classifyError } from './handlers/classifyError.js';
 import { createSpeech } from './handlers/createSpeech.js';
 import { exportOpenapi } from './handlers/exportOpenapi.js';
@@ -26,6 +36,13 @@ import { getUsageSummary } from './handlers/getUsageSummary.js';
 import { getCostDashboard } from './handlers/getCostDashboard.js';
 import { getJobAccessAudit } from './handlers/getJobAccessAudit.js';
 import { getConsentAudit } from './handlers/getConsentAudit.js';
+import { getSystemInfo } from './handlers/getSystemInfo.js';
+import { getCleanupConfig } from './handlers/getCleanupConfig.js';
+import { runCleanup } from './handlers/runCleanup.js';
+import { getAudioLogs } from './handlers/getAudioLogs.js';
+import { streamLogs } from './handlers/streamLogs.js';
+import { getSloDashboard } from './handlers/getSloDashboard.js';
+import { getSloAlerts } from './handlers/getSloAlerts.js';
 
 export const OPERATIONS = {
   ttsSynthesize,
@@ -51,6 +68,23 @@ export const OPERATIONS = {
   getCostDashboard,
   getJobAccessAudit,
   getConsentAudit,
+  getSystemInfo,
+  getCleanupConfig,
+  runCleanup,
+  getAudioLogs,
+  streamLogs,
+  getSloDashboard,
+  getSloAlerts,
+  submitJob,
+  getJob,
+  getJobAudio,
+  submitWebJob,
+  listWebJobs,
+  getWebJob,
+  listWebJobEvents,
+  getWebJobAudio,
+  getWebConfig,
+  getWebSystemStatus,
 } as const satisfies Record<string, OperationHandler>;
 
 /** An operationId with a handler. */

@@ -8,11 +8,18 @@ import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
 import { ClusterView } from './domain/cluster.js';
+import { JobTokens } from './domain/job-tokens.js';
+import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
+import { SecretRepository } from '../../services/common/src/data/index.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
 import type { FacadeDeps } from './operation.js';
+import { CleanupService } from './domain/cleanup.js';
+import { LogStreamHub } from './domain/log-stream.js';
+import { SloService } from './slo/service.js';
+import { SloRepository } from '../../services/common/src/data/index.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface FacadeStartOptions extends Partial<FacadeConfig> {
@@ -44,7 +51,16 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     openapi: loadOpenApiDocument(),
     access,
     metering: new Metering(access, logger),
+    jobs: new JobsGateway(config.schedulerAddress),
+    jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
+    slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),
+    cleanup: new CleanupService(
+      { dataDir: config.dataDir, artifactRetentionHours: config.artifactRetentionHours, sloRetentionDays: config.sloRetentionDays, intervalMinutes: config.cleanupIntervalMinutes },
+      new SloRepository(access.database),
+      logger,
+    ),
+    logStreams: new LogStreamHub(),
   };
   let server: Server;
   try {
@@ -58,6 +74,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     throw err;
   }
   server.keepAliveTimeout = 65_000;
+  deps.cleanup.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info('facade listening', { url: `http://${host}:${port}`, scheduler: config.schedulerAddress });
@@ -78,8 +95,12 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
           resolve();
         });
         server.closeIdleConnections();
+        // Log streams never end by themselves: end them so the server can close.
+        deps.logStreams.closeAll();
       }).then(async () => {
         await deps.metering.drain();
+        await deps.cleanup.stop();
+        await deps.slo.drain();
         await access.close();
       });
       return stopping;

@@ -3,6 +3,10 @@
  * gRPC servers on loopback port 0, and the facade on an ephemeral HTTP port.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openJobStorage } from '../../services/scheduler/src/testing.js';
 import { openDatabase } from '../../services/common/src/data/index.js';
 import { freshSchemaName, TEST_DATABASE_URL } from '../../services/common/src/data/testing.js';
 import { openKv } from '../../services/common/src/kv/index.js';
@@ -58,7 +62,12 @@ let nodeCounter = 0;
 
 /** Starts scheduler, nodes and facade. */
 export async function startPlatform(options: TestPlatformOptions = {}): Promise<TestPlatform> {
-  const scheduler = await startScheduler({ host: '127.0.0.1', port: 0, heartbeatMs: 200, nodeTimeoutMs: 1500, staticNodes: [] });
+  const jobStorage = await openJobStorage();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tts-platform-'));
+  const scheduler = await startScheduler({
+    host: '127.0.0.1', port: 0, heartbeatMs: 200, nodeTimeoutMs: 1500, staticNodes: [],
+    database: jobStorage.database, kv: jobStorage.kv, dataDir,
+  });
   const nodes: RunningNode[] = [];
   const addNode = async (extra: NodeStartOptions = {}): Promise<RunningNode> => {
     const node = await startNode({
@@ -115,6 +124,8 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
       await Promise.all(nodes.map((n) => n.stop(2000)));
       await scheduler.stop(1000);
       closeAllClients();
+      await jobStorage.close();
+      rmSync(dataDir, { recursive: true, force: true });
       await dropTestStorage(options.facade?.dbSchema ?? schema, options.facade?.kvPrefix ?? prefix);
     },
   };

@@ -7,7 +7,10 @@ import type { Response } from 'express';
 import type { SynthesisMetrics, SynthesizeRequest } from '../../../gen/tts/v1/synthesis.js';
 import type { AudioFormat } from '../../../services/common/src/audio/index.js';
 import { encodingOf } from '../../../services/common/src/grpc/encoding.js';
+import type { JobSpec } from '../../../gen/tts/v1/scheduler.js';
+import type { ClusterView } from './cluster.js';
 import type { SynthesisStream } from './synthesis.js';
+import { resolveClientVoice } from './voices.js';
 
 /** A transport-neutral speech request. */
 export interface SpeechParams {
@@ -102,4 +105,31 @@ export async function pipeSse(stream: SynthesisStream, res: Response, signal: Ab
   await write(res, `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } })}\n\n`);
   res.end();
   return metrics;
+}
+
+/**
+ * The platform voice id for a request's voice: ids with an engine prefix pass through; OpenAI
+ * names and bare names are resolved against the voices of the ready nodes.
+ */
+export async function platformVoice(cluster: ClusterView, voice: string, engine: string, defaultVoice: string): Promise<string> {
+  if (voice === '' || voice.includes(':')) return voice;
+  const snap = await cluster.snapshot();
+  return resolveClientVoice(voice, engine, snap.voices, defaultVoice);
+}
+
+/** The job spec of a speech request (jobs keep mode and consent as sent). */
+export function jobSpecOf(p: SpeechParams, mode: string, consentConfirmed: boolean): JobSpec {
+  return {
+    text: p.text,
+    voice: p.voice,
+    engine: p.engine,
+    speed: p.speed,
+    encoding: encodingOf(p.format),
+    sampleRate: p.sampleRate,
+    language: p.language,
+    mode,
+    consentConfirmed,
+    instructions: p.instructions,
+    rawText: p.rawText,
+  };
 }

@@ -1,15 +1,43 @@
+import type { NodeStatusReport } from '../../../gen/tts/v1/synthesis.js';
 import { AUDIO_FORMATS } from '../../../services/common/src/audio/index.js';
 import { voiceJson } from '../domain/views.js';
 import type { OperationHandler } from '../operation.js';
+
+/** One ready engine's execution device and batching, merged over the ready nodes that run it. */
+interface EngineDetail {
+  name: string;
+  device: string;
+  max_batch_size: number;
+  batching: boolean;
+}
+
+/** Device(s) and largest batch of each engine ready on some ready node, sorted by name. */
+function engineDetails(ready: readonly NodeStatusReport[]): EngineDetail[] {
+  const byName = new Map<string, { devices: Set<string>; maxBatch: number }>();
+  for (const node of ready) {
+    for (const e of node.engines) {
+      if (!e.ready) continue;
+      let detail = byName.get(e.name);
+      if (detail === undefined) byName.set(e.name, (detail = { devices: new Set(), maxBatch: 1 }));
+      for (const d of (e.device || 'cpu').split(',')) if (d.trim() !== '') detail.devices.add(d.trim());
+      detail.maxBatch = Math.max(detail.maxBatch, e.maxBatchSize);
+    }
+  }
+  return [...byName.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, d]) => ({ name, device: [...d.devices].sort().join(',') || 'cpu', max_batch_size: d.maxBatch, batching: d.maxBatch > 1 }));
+}
 
 /** GET /api/capabilities: what this deployment can do right now. */
 export const getCapabilities: OperationHandler = async ({ res, deps }) => {
   let voices: Record<string, unknown>[] = [];
   let engines: string[] = [];
+  let details: EngineDetail[] = [];
   try {
     const snap = await deps.cluster.snapshot();
     voices = snap.voices.map(voiceJson);
     engines = [...new Set(snap.ready.flatMap((n) => n.engines.filter((e) => e.ready).map((e) => e.name)))].sort();
+    details = engineDetails(snap.ready);
   } catch {
     // scheduler unreachable: report the static facts with no voices
   }
@@ -19,6 +47,7 @@ export const getCapabilities: OperationHandler = async ({ res, deps }) => {
     model: deps.config.defaultVoice,
     default_voice: deps.config.defaultVoice,
     engines,
+    engine_details: details,
     formats: AUDIO_FORMATS,
     features: {
       streaming: true,
@@ -30,6 +59,7 @@ export const getCapabilities: OperationHandler = async ({ res, deps }) => {
       ssml: false,
       voice_cloning: false,
       async_jobs: false,
+      batching: details.some((d) => d.batching),
     },
     limits: {
       max_text_chars: deps.config.maxTextChars,

@@ -1,8 +1,29 @@
 import { SERVICE_NAME, VERSION } from '../../../services/common/src/version.js';
+import type { ClusterView } from '../domain/cluster.js';
 import { isoWithOffset } from '../domain/readiness.js';
 import type { OperationHandler } from '../operation.js';
 
-/** GET /api/health: readiness, mode, model and start-up warm-up. */
+/**
+ * Execution devices in use: those reported by the ready engines of ready nodes (e.g. "cpu",
+ * "cpu,cuda"), sorted and joined by ","; "cpu" when none reports one or the cluster is unreachable.
+ */
+async function devicesInUse(cluster: ClusterView): Promise<string> {
+  try {
+    const snap = await cluster.snapshot();
+    const devices = new Set<string>();
+    for (const node of snap.ready) {
+      for (const e of node.engines) {
+        if (!e.ready) continue;
+        for (const d of e.device.split(',')) if (d.trim() !== '') devices.add(d.trim());
+      }
+    }
+    return devices.size === 0 ? 'cpu' : [...devices].sort().join(',');
+  } catch {
+    return 'cpu';
+  }
+}
+
+/** GET /api/health: readiness, mode, model, execution device and start-up warm-up. */
 export const getHealth: OperationHandler = async ({ res, deps }) => {
   const r = await deps.readiness.report();
   res.json({
@@ -12,6 +33,7 @@ export const getHealth: OperationHandler = async ({ res, deps }) => {
     service: SERVICE_NAME,
     mode: deps.config.databaseUrl || deps.config.redisUrl ? 'distributed' : 'embedded',
     model: deps.config.defaultVoice,
+    device: await devicesInUse(deps.cluster),
     version: VERSION,
     nodes_ready: r.nodesReady,
     startup_warmup: { done: r.warmup.done, duration_ms: Math.round(r.warmup.durationMs), voices: r.warmup.voices, error: r.warmup.error },

@@ -1,12 +1,12 @@
 import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import type { AudioFormat } from '../../../services/common/src/audio/index.js';
-import { resolveClientVoice } from '../domain/voices.js';
-import { setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
+import { platformVoice, setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';
 import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';
 
-interface TtsBody {
+/** Body of POST /api/tts (TtsRequest); also the body of POST /api/jobs/tts. */
+export interface TtsBody {
   text: string;
   voice?: string;
   mode?: 'auto' | 'preset';
@@ -26,11 +26,7 @@ export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestI
   const body = req.body as TtsBody;
   if (body.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'text is empty or only white space.', { loc: ['body', 'text'] });
   const engine = body.engine ?? '';
-  let voice = body.voice ?? '';
-  if (voice !== '' && !voice.includes(':')) {
-    const snap = await deps.cluster.snapshot();
-    voice = resolveClientVoice(voice, engine, snap.voices, deps.config.defaultVoice);
-  }
+  const voice = await platformVoice(deps.cluster, body.voice ?? '', engine, deps.config.defaultVoice);
   const caller = callerOf(res);
   const request = synthesizeRequestOf({
     requestId,

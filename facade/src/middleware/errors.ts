@@ -1,8 +1,9 @@
 /**
  * The one error middleware: every error (a handler's TtsError, the OpenAPI validator's, the body
  * parser's, or an unexpected one) becomes one of the three documented bodies:
- * - /api/* validation failures: 422 HTTPValidationError {detail: [{loc, msg, type}], code, request_id}
- * - other /api/* errors: {code, message, request_id, hint}
+ * - /api/* validation failures: 422 HTTPValidationError {detail: [{loc, msg, type}], code, request_id, trace_id}
+ * - other /api/* errors: {code, message, request_id, hint, trace_id}
+ *   (trace_id: the request's OpenTelemetry trace, absent when telemetry is off)
  * - /v1/* errors: OpenAI's {error: {message, type, param, code}}
  * Internal failures are logged with the request id; their messages never reach the client.
  */
@@ -11,6 +12,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../../../services/common/src/er
 import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import type { Logger } from '../../../services/common/src/logging/logger.js';
 import { requestIdOf } from './request-id.js';
+import { setErrorCode, traceIdOf } from './telemetry.js';
 
 /** One field problem, FastAPI style. */
 export interface ValidationIssue {
@@ -118,6 +120,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const known = toProblem(err);
     if (!known) logger.error('unhandled error', { request_id: requestId, method: req.method, path: req.path, err });
     const problem: Problem = known ?? { code: 'INTERNAL_ERROR', message: ERROR_CATALOGUE.INTERNAL_ERROR.message, issues: [], retryAfterSec: undefined };
+    setErrorCode(res, problem.code);
+    const traceId = traceIdOf(res);
     if (res.headersSent) {
       // Audio was already streaming: the only honest signal left is to cut the response.
       logger.warn('error after response started', { request_id: requestId, code: problem.code });
@@ -136,10 +140,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     if (spec.http === 422) {
       const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
-      res.status(422).json({ detail, code: problem.code, request_id: requestId });
+      res.status(422).json({ detail, code: problem.code, request_id: requestId, ...(traceId === undefined ? {} : { trace_id: traceId }) });
       return;
     }
-    res.status(spec.http).json({ code: problem.code, message: problem.message, request_id: requestId, hint: spec.hint });
+    res.status(spec.http).json({ code: problem.code, message: problem.message, request_id: requestId, hint: spec.hint, ...(traceId === undefined ? {} : { trace_id: traceId }) });
   };
 }
 

@@ -1,14 +1,15 @@
 /**
  * Code shared by the facade, the scheduler and the inference nodes: the error catalogue, config
- * readers, structured logging and gRPC plumbing. Processes import it through this index.
+ * readers, structured logging, gRPC plumbing and telemetry. Processes import it through this index.
  */
 export { ERROR_CATALOGUE, isErrorCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
 export { TtsError } from './errors/tts-error.js';
 export { ConfigError, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
-export { createLogger, onLog, recentLogs, setLogLevel, setLogSink, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
+export { createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 export { callUnary, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
+export * from './telemetry/index.js';

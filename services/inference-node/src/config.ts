@@ -54,16 +54,18 @@ export interface NodeConfig {
    */
   readonly piperProviders: readonly string[];
   /**
-   * onnxruntime threads per operator of each piper session; 0 = one per core, which gives the
-   * lowest latency on CPU with one batch at a time. @default 0 (TTS_PIPER_INTRA_OP_THREADS)
+   * onnxruntime threads per operator of each piper session (0 = one per core). On CPU, one thread
+   * per session with several batches at once (`piperConcurrentBatches`) served 1.3 to 2.5 times
+   * the requests of one batch on every core at concurrency 16, for about 40% more latency of a
+   * lone request (bench/README.md). @default 1 (TTS_PIPER_INTRA_OP_THREADS)
    */
   readonly piperIntraOpThreads: number;
   /** onnxruntime graph optimization level of piper sessions. @default "all" (TTS_PIPER_GRAPH_OPT) */
   readonly piperGraphOptimization: GraphOptimizationLevel;
   /**
-   * Largest batch of sentences per piper session call. On CPU a convolutional decoder costs the
-   * same per item in a batch (see bench/README.md), so a small batch keeps latency low; raise it
-   * on GPU. @default 4 (TTS_PIPER_MAX_BATCH)
+   * Largest batch of sentences per piper session call. On CPU a batch costs its items' sum (and
+   * padding), so batching adds latency without adding throughput (bench/README.md); GPUs gain
+   * from it. @default 1 when the providers are `cpu` only, else 8 (TTS_PIPER_MAX_BATCH)
    */
   readonly piperMaxBatchSize: number;
   /**
@@ -75,7 +77,7 @@ export interface NodeConfig {
   readonly piperMaxQueue: number;
   /**
    * Piper batches running at once, each in its own worker thread with its own copy of every voice
-   * session; pair values above 1 with TTS_PIPER_INTRA_OP_THREADS=1. @default 1 (TTS_PIPER_CONCURRENT_BATCHES)
+   * session (memory grows accordingly). @default min(cores, 4) (TTS_PIPER_CONCURRENT_BATCHES)
    */
   readonly piperConcurrentBatches: number;
   /**
@@ -155,12 +157,12 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
     modelDirs: Object.freeze(modelDirs.length > 0 ? modelDirs : [path.resolve(envString(env, 'DATA_DIR', './data'), 'models')]),
     piperProviders: Object.freeze(providers),
-    piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 0, { min: 0, max: 256 }),
+    piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 1, { min: 0, max: 256 }),
     piperGraphOptimization: envEnum(env, 'TTS_PIPER_GRAPH_OPT', GRAPH_OPT_LEVELS, 'all'),
-    piperMaxBatchSize: envInt(env, 'TTS_PIPER_MAX_BATCH', 4, { min: 1, max: 256 }),
+    piperMaxBatchSize: envInt(env, 'TTS_PIPER_MAX_BATCH', providers.every((p) => p === 'cpu') ? 1 : 8, { min: 1, max: 256 }),
     piperMaxQueueDelayMs: envInt(env, 'TTS_PIPER_MAX_QUEUE_DELAY_MS', 0, { min: 0, max: 10_000 }),
     piperMaxQueue: envInt(env, 'TTS_PIPER_MAX_QUEUE', 64, { min: 1, max: 100_000 }),
-    piperConcurrentBatches: envInt(env, 'TTS_PIPER_CONCURRENT_BATCHES', 1, { min: 1, max: 64 }),
+    piperConcurrentBatches: envInt(env, 'TTS_PIPER_CONCURRENT_BATCHES', Math.min(availableParallelism(), 4), { min: 1, max: 64 }),
     vadModel: vadModelOf(env),
     vadTrim: envBool(env, 'TTS_VAD_TRIM', false),
   });

@@ -1,9 +1,12 @@
 /** Process entry point of an inference node: start, then drain on SIGTERM/SIGINT. */
 import { exitWithParent } from '../../common/src/process/parent-watch.js';
 import { createLogger } from '../../common/src/logging/logger.js';
+import { startTelemetry } from '../../common/src/telemetry/sdk.js';
 import { start } from './server.js';
 
 const logger = createLogger('inference-node');
+// First, so every span and metric of the process is captured; never throws.
+const telemetry = await startTelemetry({ serviceName: 'tts-inference-node', logger });
 try {
   const node = await start({ logger });
   let signalled = false;
@@ -11,7 +14,7 @@ try {
     if (signalled) return;
     signalled = true;
     logger.info('shutting down', { signal });
-    node.stop().then(() => process.exit(0), (err: unknown) => {
+    node.stop().then(() => telemetry.stop()).then(() => process.exit(0), (err: unknown) => {
       logger.error('shutdown failed', { err });
       process.exit(1);
     });

@@ -18,6 +18,9 @@ import { listVoices } from './handlers/list-voices.js';
 import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
 import { synthesize } from './handlers/synthesize.js';
 import { synthesizeStream } from './handlers/synthesize-stream.js';
+import { recentAudioEvents } from './handlers/recent-audio-events.js';
+import { AudioEventLog } from './domain/audio-events.js';
+import { observeNodeLoad } from '../../common/src/telemetry/instruments.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface NodeStartOptions extends Partial<NodeConfig> {
@@ -60,7 +63,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     address: '',
     registry,
     admission,
-    deps: { registry, admission, maxChars: config.maxChars, ...(vad ? { vad } : {}) },
+    deps: { registry, admission, maxChars: config.maxChars, ...(vad ? { vad } : {}), audioEvents: new AudioEventLog(config.nodeId) },
     logger,
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,
@@ -71,6 +74,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     synthesizeStream: synthesizeStream(ctx),
     listVoices: listVoices(ctx),
     nodeStatus: nodeStatus(ctx),
+    recentAudioEvents: recentAudioEvents(ctx),
   };
   let grpc: RunningGrpcServer;
   try {
@@ -95,6 +99,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   ctx.state = registry.ready().length > 0 ? NodeState.NODE_STATE_READY : NodeState.NODE_STATE_LOADING;
   grpc.setServing(ctx.state === NodeState.NODE_STATE_READY ? 'SERVING' : 'NOT_SERVING');
   const membership = config.schedulerAddress ? startMembership(ctx, config.schedulerAddress, config.heartbeatMs) : undefined;
+  const stopLoadGauges = observeNodeLoad(config.nodeId, () => ({ inFlight: admission.inFlight(), queueDepth: admission.queueDepth(), queuedWorkSeconds: admission.queuedWorkSeconds() }));
   logger.info('inference node ready', { address: ctx.address, engines: registry.ready().map((e) => e.name), state: NodeState[ctx.state] });
 
   let stopping: Promise<void> | undefined;
@@ -107,6 +112,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       stopping ??= (async () => {
         ctx.state = NodeState.NODE_STATE_DRAINING;
         await membership?.stop();
+        stopLoadGauges();
         await grpc.stop(graceMs);
         await registry.close();
         await vad?.close();

@@ -16,6 +16,11 @@ export interface LauncherConfig {
   readonly internalHost: string;
   /** Time a child gets to exit after SIGTERM before SIGKILL, ms. @default 15000 (TTS_SHUTDOWN_GRACE_MS) */
   readonly shutdownGraceMs: number;
+  /**
+   * First Prometheus port: the facade serves GET /metrics on it, the scheduler on the next, node i
+   * on the one after (i from 1); 0 = no metrics endpoints. @default 9464 (METRICS_PORT)
+   */
+  readonly metricsPort: number;
 }
 
 /** Reads the launcher configuration. */
@@ -26,5 +31,6 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     schedulerPort: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 1, max: 65535 }),
     internalHost: envString(env, 'TTS_INTERNAL_HOST', '127.0.0.1'),
     shutdownGraceMs: envInt(env, 'TTS_SHUTDOWN_GRACE_MS', 15_000, { min: 100, max: 600_000 }),
+    metricsPort: envInt(env, 'METRICS_PORT', 9464, { min: 0, max: 65535 - 65 }),
   });
 }

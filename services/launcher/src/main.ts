@@ -10,9 +10,11 @@ const logger = createLogger('launcher');
 const config = loadLauncherConfig();
 const schedulerAddress = `${config.internalHost}:${config.schedulerPort}`;
 const base = { ...process.env };
+/** METRICS_PORT of the n-th child (0 facade, 1 scheduler, 1 + i node i): one Prometheus port each, or 0 (off) for all. */
+const metricsPort = (n: number): string => String(config.metricsPort === 0 ? 0 : config.metricsPort + n);
 
 const scheduler = new Supervised(
-  { name: 'scheduler', entry: 'services/scheduler/src/main', env: { ...base, SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort) }, readyLine: '"scheduler ready"' },
+  { name: 'scheduler', entry: 'services/scheduler/src/main', env: { ...base, SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort), METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
   logger,
 );
 const nodes = Array.from({ length: config.nodes }, (_, i) =>
@@ -20,14 +22,14 @@ const nodes = Array.from({ length: config.nodes }, (_, i) =>
     {
       name: `node-${i + 1}`,
       entry: 'services/inference-node/src/main',
-      env: { ...base, NODE_ID: base['NODE_ID'] ?? `node-${i + 1}`, NODE_GRPC_HOST: config.internalHost, NODE_GRPC_PORT: '0', SCHEDULER_ADDRESS: schedulerAddress },
+      env: { ...base, NODE_ID: base['NODE_ID'] ?? `node-${i + 1}`, NODE_GRPC_HOST: config.internalHost, NODE_GRPC_PORT: '0', SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(2 + i) },
       readyLine: '"registered with scheduler"',
     },
     logger,
   ),
 );
 const facade = new Supervised(
-  { name: 'facade', entry: 'facade/src/main', env: { ...base, PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress }, readyLine: '"facade listening"' },
+  { name: 'facade', entry: 'facade/src/main', env: { ...base, PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) }, readyLine: '"facade listening"' },
   logger,
 );
 

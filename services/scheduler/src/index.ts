@@ -1,7 +1,8 @@
 /**
- * Scheduler: keeps the membership of inference nodes and routes work to them by load
- * (tts.v1.Scheduler over gRPC).
+ * Scheduler: keeps the membership of inference nodes (self-registration, a static list or the
+ * Kubernetes API), routes synchronous requests to them by load, and runs asynchronous synthesis
+ * jobs (queue, dispatch, artifacts, events) — tts.v1.Scheduler over gRPC.
  */
 export { start, type RunningScheduler, type SchedulerStartOptions } from './server.js';
-export { loadSchedulerConfig, type SchedulerConfig } from './config.js';
-export { ROUTING_POLICIES, createRoutingPolicy, type RoutingPolicyName } from './domain/routing.js';
+export { DISCOVERY_MODES, loadSchedulerConfig, type DiscoveryMode, type SchedulerConfig } from './config.js';
+export { ROUTING_POLICIES, createRoutingPolicy, createPlacementPolicy, type RoutingPolicyName } from './domain/routing.js';

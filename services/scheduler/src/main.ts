@@ -1,9 +1,12 @@
 /** Process entry point of the scheduler. */
 import { exitWithParent } from '../../common/src/process/parent-watch.js';
 import { createLogger } from '../../common/src/logging/logger.js';
+import { startTelemetry } from '../../common/src/telemetry/sdk.js';
 import { start } from './server.js';
 
 const logger = createLogger('scheduler');
+// First, so every span and metric of the process is captured; never throws.
+const telemetry = await startTelemetry({ serviceName: 'tts-scheduler', logger });
 try {
   const scheduler = await start({ logger });
   let signalled = false;
@@ -11,7 +14,7 @@ try {
     if (signalled) return;
     signalled = true;
     logger.info('shutting down', { signal });
-    scheduler.stop().then(() => process.exit(0), () => process.exit(1));
+    scheduler.stop().then(() => telemetry.stop()).then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -198,6 +198,18 @@ export const ERROR_CATALOGUE = {
     http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The audio of this job is no longer stored.',
     hint: 'Submit the job again.', openaiType: 'not_found_error', retryable: false,
   },
+  JOB_TOKEN_MISSING: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'This web job operation needs the job token.',
+    hint: 'Send the job_token from the creation answer in X-Job-Token or the token query parameter.', openaiType: 'authentication_error', retryable: false,
+  },
+  JOB_TOKEN_INVALID: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The job token is forged, malformed or belongs to another job.',
+    hint: 'Use the job_token returned when this job was created.', openaiType: 'permission_error', retryable: false,
+  },
+  JOB_TOKEN_EXPIRED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The job token has expired.',
+    hint: 'Job tokens are valid until job_token_expires_unix; submit a new job.', openaiType: 'permission_error', retryable: false,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */

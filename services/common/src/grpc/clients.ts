@@ -4,6 +4,7 @@
  */
 import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { fromServiceError } from './errors.js';
+import { clientTelemetryInterceptor } from '../telemetry/grpc.js';
 import { SynthesizerClient } from '../../../../gen/tts/v1/synthesis.js';
 import { SchedulerClient } from '../../../../gen/tts/v1/scheduler.js';
 
@@ -14,6 +15,9 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
 };
 
+/** Client options: the channel's, plus the interceptor that carries trace context and request id. */
+const CLIENT_OPTIONS = { ...CHANNEL_OPTIONS, interceptors: [clientTelemetryInterceptor] };
+
 const synthesizers = new Map<string, SynthesizerClient>();
 const schedulers = new Map<string, SchedulerClient>();
 
@@ -21,7 +25,7 @@ const schedulers = new Map<string, SchedulerClient>();
 export function synthesizerClient(address: string): SynthesizerClient {
   let c = synthesizers.get(address);
   if (!c) {
-    c = new SynthesizerClient(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+    c = new SynthesizerClient(address, credentials.createInsecure(), CLIENT_OPTIONS);
     synthesizers.set(address, c);
   }
   return c;
@@ -31,7 +35,7 @@ export function synthesizerClient(address: string): SynthesizerClient {
 export function schedulerClient(address: string): SchedulerClient {
   let c = schedulers.get(address);
   if (!c) {
-    c = new SchedulerClient(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+    c = new SchedulerClient(address, credentials.createInsecure(), CLIENT_OPTIONS);
     schedulers.set(address, c);
   }
   return c;

@@ -3,6 +3,7 @@
  */
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
+import { instrumentService } from '../telemetry/grpc.js';
 
 /** One service to serve. */
 export interface ServiceBinding {
@@ -46,7 +47,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   for (const s of options.services) statusMap[s.name] = initial;
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
-  for (const s of options.services) server.addService(s.definition, s.implementation);
+  // Each call runs in its caller's trace context, inside a server span (telemetry/grpc.ts).
+  for (const s of options.services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const host = options.host ?? '127.0.0.1';
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));

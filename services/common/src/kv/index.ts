@@ -32,3 +32,9 @@ export async function openKv(options: OpenKvOptions): Promise<Kv> {
   if (options.url === undefined || options.url === '') return new MemoryKv({ prefix: options.prefix });
   return connectRedisKv({ url: options.url, prefix: options.prefix, ...(options.logger ? { logger: options.logger } : {}) });
 }
+
+// The work queue (Redis Streams or in-process) of the asynchronous jobs.
+export { clampPriority, type QueueEntry, type QueueStats, type WorkQueue } from './queue.js';
+export { openWorkQueue, type WorkQueueOptions } from './queue-open.js';
+export { MemoryWorkQueue } from './queue-memory.js';
+export { RedisWorkQueue } from './queue-redis.js';

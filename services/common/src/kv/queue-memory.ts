@@ -34,10 +34,10 @@ export class MemoryWorkQueue implements WorkQueue {
     return entry;
   }
 
-  async take(consumer: string, count: number): Promise<QueueEntry[]> {
+  async take(consumer: string, count: number, maxPriority = this.priorities - 1): Promise<QueueEntry[]> {
     const out: QueueEntry[] = [];
     const at = this.now();
-    for (const level of this.levels) {
+    for (const level of this.levels.slice(0, Math.max(0, maxPriority + 1))) {
       while (out.length < count && level.length > 0) {
         const entry = level.shift()!;
         this.pending.set(entry.id, { entry, consumer, at });

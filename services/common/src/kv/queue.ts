@@ -11,7 +11,7 @@
  */
 /** One entry as delivered. */
 export interface QueueEntry {
-  /** Unique within the queue (the stream entry id on Redis). */
+  /** Unique within the queue (on Redis "<priority>:<stream entry id>"). */
   readonly id: string;
   /** The item as added. */
   readonly item: string;
@@ -36,9 +36,10 @@ export interface WorkQueue {
   add(item: string, priority: number): Promise<QueueEntry>;
   /**
    * Delivers up to `count` waiting entries to `consumer`: every entry of priority 0 before any of
-   * priority 1, and so on; oldest first within a priority. Delivered entries are pending until acked.
+   * priority 1, and so on; oldest first within a priority; only priorities up to `maxPriority` when
+   * given. Delivered entries are pending until acked.
    */
-  take(consumer: string, count: number): Promise<QueueEntry[]>;
+  take(consumer: string, count: number, maxPriority?: number): Promise<QueueEntry[]>;
   /** Entries pending for `consumer` (delivered to it earlier, e.g. before it restarted), oldest first. */
   pendingOf(consumer: string): Promise<QueueEntry[]>;
   /** Transfers to `consumer` up to `count` entries pending (for any consumer) idle for at least `minIdleMs`. */

@@ -2,7 +2,13 @@
  * Structured JSON logger shared by every process: one JSON object per line on stdout, with the
  * process's service name. Recent lines are kept in a ring buffer so the log stream endpoint can
  * replay a tail. Secrets never belong in fields: callers log ids, never keys or hashes.
+ *
+ * Every line also carries the fields of the current log context (`withLogFields`: the request id
+ * of the request being served) and, when a span is active, its OpenTelemetry `trace_id` and
+ * `span_id`, so one request can be followed across the facade, the scheduler and the nodes.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { trace } from '@opentelemetry/api';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -36,6 +42,30 @@ const RING_SIZE = 1000;
 const listeners = new Set<LogListener>();
 let minLevel: LogLevel = (process.env['LOG_LEVEL'] as LogLevel | undefined) ?? 'info';
 let sink: (line: string) => void = (line) => process.stdout.write(line + '\n');
+let sequence = 0;
+const context = new AsyncLocalStorage<Readonly<Record<string, unknown>>>();
+
+/**
+ * Runs `fn` with `fields` (e.g. `{ request_id }`) added to every line logged inside it, including
+ * in the promises and callbacks it starts. Nested calls add to the outer fields.
+ */
+export function withLogFields<T>(fields: Readonly<Record<string, unknown>>, fn: () => T): T {
+  const outer = context.getStore();
+  return context.run(outer === undefined ? fields : { ...outer, ...fields }, fn);
+}
+
+/** The fields of the current log context (empty outside `withLogFields`). */
+export function logFields(): Readonly<Record<string, unknown>> {
+  return context.getStore() ?? {};
+}
+
+/** Trace and span id of the active span, when there is a valid one. */
+function traceFields(): { trace_id: string; span_id: string } | undefined {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return undefined;
+  const c = span.spanContext();
+  return trace.isSpanContextValid(c) ? { trace_id: c.traceId, span_id: c.spanId } : undefined;
+}
 
 /** Sets the lowest level written. @default "info" (or LOG_LEVEL) */
 export function setLogLevel(level: LogLevel): void {
@@ -45,6 +75,14 @@ export function setLogLevel(level: LogLevel): void {
 /** Replaces where lines go (tests silence logs with `() => {}`). */
 export function setLogSink(fn: (line: string) => void): void {
   sink = fn;
+}
+
+/**
+ * Sequence number of the last record written by this process (0 before the first). Records carry
+ * it as `seq`; the log stream uses it to send each line once.
+ */
+export function lastLogSequence(): number {
+  return sequence;
 }
 
 /** The last `n` records written by this process, oldest first. */
@@ -72,7 +110,7 @@ export function createLogger(service: string, base: Record<string, unknown> = {}
     if (LEVELS[level] < LEVELS[minLevel]) return;
     const extra: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(fields ?? {})) extra[k] = k === 'err' ? errorFields(v) : v;
-    const record: LogRecord = { time: new Date().toISOString(), level, service, msg, ...base, ...extra };
+    const record: LogRecord = { time: new Date().toISOString(), level, service, msg, seq: ++sequence, ...context.getStore(), ...traceFields(), ...base, ...extra };
     ring.push(record);
     if (ring.length > RING_SIZE) ring.shift();
     for (const l of listeners) l(record);

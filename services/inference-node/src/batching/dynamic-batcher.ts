@@ -3,7 +3,11 @@
  * up to `maxBatchSize` (waiting at most `maxQueueDelayMs` for company), runs one batched call and
  * hands each caller its own result. The queue is bounded; cancelled requests leave it and never run.
  */
+import { context, trace, type Context, type Link } from '@opentelemetry/api';
 import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { instruments } from '../../../common/src/telemetry/instruments.js';
+import { recordFailure, tracer } from '../../../common/src/telemetry/tracing.js';
+import { currentBatchObserver, type BatchObserver } from './batch-observer.js';
 
 /** How a `DynamicBatcher` groups and bounds work. */
 export interface DynamicBatcherOptions<I, O> {
@@ -37,6 +41,8 @@ export interface DynamicBatcherOptions<I, O> {
    * @default none: the oldest requests, in order
    */
   readonly similarity?: (item: I) => number;
+  /** Name in telemetry (the `tts.batcher` attribute of batch spans and of `tts.batch.size`). @default none */
+  readonly name?: string;
 }
 
 /** Counters of a batcher since it was created. */
@@ -66,6 +72,9 @@ interface Entry<I, O> {
   readonly signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
   state: 'queued' | 'running' | 'settled';
+  /** The submitter's trace context (the batch span links to it) and batch observer. */
+  readonly context: Context;
+  readonly observer: BatchObserver | undefined;
 }
 
 /** Dynamic batcher for any batched model call; see the module comment. */
@@ -77,6 +86,7 @@ export class DynamicBatcher<I, O> {
   private readonly runBatch: (batch: readonly I[]) => Promise<readonly O[]>;
   private readonly batchKey: (item: I) => string;
   private readonly similarity: ((item: I) => number) | undefined;
+  private readonly name: string | undefined;
   private readonly queue: Entry<I, O>[] = [];
   private readonly runningBatches = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -100,6 +110,7 @@ export class DynamicBatcher<I, O> {
     this.runBatch = options.run;
     this.batchKey = options.batchKey ?? (() => '');
     this.similarity = options.similarity;
+    this.name = options.name;
   }
 
   /**
@@ -122,6 +133,7 @@ export class DynamicBatcher<I, O> {
     return new Promise<O>((resolve, reject) => {
       const entry: Entry<I, O> = {
         item, key: this.batchKey(item), enqueuedAt: performance.now(), resolve, reject, signal, onAbort: undefined, state: 'queued',
+        context: context.active(), observer: currentBatchObserver(),
       };
       if (signal !== undefined) {
         entry.onAbort = () => this.cancel(entry);
@@ -254,12 +266,27 @@ export class DynamicBatcher<I, O> {
   private async execute(batch: Entry<I, O>[]): Promise<void> {
     this.counters.batches++;
     this.counters.items += batch.length;
+    // One span per batch, from the oldest request's arrival (batch formation) to the end of its
+    // run, a child of the oldest request's trace and linked to every request's span.
+    const oldest = batch.reduce((a, b) => (b.enqueuedAt < a.enqueuedAt ? b : a));
+    const links: Link[] = batch.flatMap((e) => {
+      const span = trace.getSpan(e.context);
+      return span === undefined ? [] : [{ context: span.spanContext() }];
+    });
+    const attributes = { 'tts.batch.size': batch.length, 'tts.batch.wait_ms': performance.now() - oldest.enqueuedAt, ...(this.name ? { 'tts.batcher': this.name } : {}) };
+    const span = tracer().startSpan('tts.batch', { attributes, links, startTime: performance.timeOrigin + oldest.enqueuedAt }, oldest.context);
+    span.addEvent('tts.batch.dispatched');
+    instruments().batchSize.record(batch.length, this.name ? { 'tts.batcher': this.name } : {});
+    for (const entry of batch) entry.observer?.(batch.length);
     try {
-      const results = await this.runBatch(batch.map((e) => e.item));
+      const results = await context.with(trace.setSpan(oldest.context, span), () => this.runBatch(batch.map((e) => e.item)));
       if (results.length !== batch.length) throw new Error(`batch run returned ${results.length} results for ${batch.length} items`);
       batch.forEach((entry, i) => this.settle(entry, results[i]));
     } catch (error) {
+      recordFailure(span, error);
       for (const entry of batch) this.settle(entry, undefined, error ?? new Error('batch run failed'));
+    } finally {
+      span.end();
     }
   }
 

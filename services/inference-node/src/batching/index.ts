@@ -3,3 +3,4 @@
  * into batches under a bounded queue with cancellation.
  */
 export { DynamicBatcher, type DynamicBatcherOptions, type DynamicBatcherStats } from './dynamic-batcher.js';
+export { currentBatchObserver, observeBatches, type BatchObserver } from './batch-observer.js';

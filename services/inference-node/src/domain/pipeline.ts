@@ -2,9 +2,14 @@
  * The synthesis pipeline of a node: text front-end -> engine, sentence by sentence -> speed ->
  * edge trimming and peak limiting -> resampling -> encoding. Streaming callers get encoded bytes
  * as soon as the first sentence is rendered; unary callers get one whole file.
+ * Each sentence's wait for an engine slot (`tts.queue_wait`) and engine call (`tts.inference`),
+ * and the encoding (`tts.encode`), are spans of the request's trace; each synthesis ends with its
+ * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { instruments } from '../../../common/src/telemetry/instruments.js';
+import { inSpan, recordFailure, tracer } from '../../../common/src/telemetry/tracing.js';
 import {
   contentTypeOf,
   createEncoder,
@@ -22,6 +27,9 @@ import type { SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { SileroVad } from '../vad/index.js';
 import type { Admission } from './admission.js';
+import type { AudioEventLog } from './audio-events.js';
+import { observeBatches } from '../batching/batch-observer.js';
+import { recordSynthesis } from './synthesis-telemetry.js';
 
 /** Fastest and slowest speed factors accepted. */
 export const SPEED_RANGE = { min: 0.25, max: 4 } as const;
@@ -66,6 +74,10 @@ export interface SynthesisStats {
   computeSeconds: number;
   timeToFirstAudioMs: number;
   queueMs: number;
+  /** Encoding time, ms (streams: from the encoder's start to its last byte). */
+  encodeMs: number;
+  /** Largest engine batch one of the sentences ran in (1 without batching). */
+  maxBatchSize: number;
 }
 
 /** What the pipeline needs from its node. */
@@ -76,6 +88,8 @@ export interface PipelineDeps {
   readonly maxChars: number;
   /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
   readonly vad?: Pick<SileroVad, 'segments'>;
+  /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
+  readonly audioEvents?: AudioEventLog;
 }
 
 /**
@@ -135,14 +149,28 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     for (let i = 0; i < plan.chunks.length; i++) {
       checkAborted(signal);
       const text = plan.chunks[i]!;
+      const engineAttributes = { 'tts.engine': plan.engine.name };
       const waitStart = performance.now();
-      const release = await deps.admission.acquire(plan.engine.name, signal);
+      const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, signal));
       const started = performance.now();
       stats.queueMs += started - waitStart;
+      instruments().queueTime.record((started - waitStart) / 1000, engineAttributes);
       let audio: PcmAudio;
       let speedApplied: boolean;
       try {
-        const [out] = await plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}) }]);
+        const attributes = { ...engineAttributes, 'tts.voice': plan.voice.id, 'tts.characters': text.length, 'tts.sentence.index': i };
+        const out = await inSpan('tts.inference', attributes, async (span) => {
+          let batch = 1;
+          const [result] = await observeBatches(
+            () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}) }]),
+            (size) => (batch = Math.max(batch, size)),
+          );
+          span.setAttribute('tts.batch.size', batch);
+          stats.maxBatchSize = Math.max(stats.maxBatchSize, batch);
+          // Batching engines report their batches from the batcher; a plain engine call is a batch of one.
+          if (plan.engine.maxBatchSize <= 1) instruments().batchSize.record(1, engineAttributes);
+          return result;
+        });
         if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
         audio = out.audio;
         speedApplied = out.speedApplied;
@@ -181,28 +209,43 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
 }
 
 function newStats(plan: SynthesisPlan): SynthesisStats {
-  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0 };
+  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1 };
+}
+
+/** How a synthesis that threw ended, for its metrics and audio event. */
+function failureEnd(err: unknown, signal: AbortSignal | undefined, streaming: boolean, started: number): Parameters<typeof recordSynthesis>[3] {
+  const code = err instanceof TtsError ? err.code : 'INTERNAL_ERROR';
+  const cancelled = signal?.aborted === true || code === 'TTS_CANCELLED';
+  return { streaming, outcome: cancelled ? 'cancelled' : 'error', errorCode: cancelled ? 'TTS_CANCELLED' : code, totalMs: performance.now() - started };
 }
 
 /** Renders the whole utterance into one file of the plan's format (WAV with exact sizes). */
 export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): Promise<{ audio: Buffer; stats: SynthesisStats }> {
   const started = performance.now();
   const stats = newStats(plan);
-  const pieces: Float32Array[] = [];
-  let total = 0;
-  for await (const piece of renderAudio(plan, deps, stats, signal)) {
-    if (pieces.length === 0) stats.timeToFirstAudioMs = performance.now() - started;
-    pieces.push(piece);
-    total += piece.length;
+  try {
+    const pieces: Float32Array[] = [];
+    let total = 0;
+    for await (const piece of renderAudio(plan, deps, stats, signal)) {
+      if (pieces.length === 0) stats.timeToFirstAudioMs = performance.now() - started;
+      pieces.push(piece);
+      total += piece.length;
+    }
+    const samples = new Float32Array(total);
+    let at = 0;
+    for (const p of pieces) {
+      samples.set(p, at);
+      at += p.length;
+    }
+    const encodeStart = performance.now();
+    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal));
+    stats.encodeMs = performance.now() - encodeStart;
+    recordSynthesis(plan, deps, stats, { streaming: false, outcome: 'ok', errorCode: '', totalMs: performance.now() - started });
+    return { audio, stats };
+  } catch (err) {
+    recordSynthesis(plan, deps, stats, failureEnd(err, signal, false, started));
+    throw err;
   }
-  const samples = new Float32Array(total);
-  let at = 0;
-  for (const p of pieces) {
-    samples.set(p, at);
-    at += p.length;
-  }
-  const audio = await encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal);
-  return { audio, stats };
 }
 
 /**
@@ -212,6 +255,17 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
 export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): AsyncGenerator<Buffer, SynthesisStats> {
   const started = performance.now();
   const stats = newStats(plan);
+  // Encoding runs alongside rendering; its span covers the encoder's life.
+  const encodeSpan = tracer().startSpan('tts.encode', { attributes: { 'tts.format': plan.job.format, 'tts.streaming': true } });
+  let ended = false;
+  const end = (err?: unknown): void => {
+    if (ended) return;
+    ended = true;
+    stats.encodeMs = performance.now() - started;
+    if (err !== undefined) recordFailure(encodeSpan, err);
+    encodeSpan.end();
+    recordSynthesis(plan, deps, stats, err === undefined ? { streaming: true, outcome: 'ok', errorCode: '', totalMs: performance.now() - started } : failureEnd(err, signal, true, started));
+  };
   const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}) });
   let feedError: unknown;
   const feeding = (async () => {
@@ -233,12 +287,20 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
     completed = true;
   } catch (err) {
     await feeding;
+    end(feedError ?? err);
     throw feedError ?? err;
   } finally {
     // The consumer stopped early (cancelled call): stop the encoder and the rendering behind it.
-    if (!completed) encoder.abort();
+    if (!completed) {
+      encoder.abort();
+      end(new TtsError('TTS_CANCELLED'));
+    }
   }
   await feeding;
-  if (feedError !== undefined) throw feedError;
+  if (feedError !== undefined) {
+    end(feedError);
+    throw feedError;
+  }
+  end();
   return stats;
 }

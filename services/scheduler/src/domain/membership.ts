@@ -46,6 +46,16 @@ export class Membership {
     return [...this.nodes.values()].filter((e) => this.healthy(e) && e.status.state === NodeState.NODE_STATE_READY);
   }
 
+  /** The node with this id, or undefined. */
+  get(nodeId: string): NodeEntry | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  /** Forgets a node at once (its pod is gone); true when it was known. */
+  remove(nodeId: string): boolean {
+    return this.nodes.delete(nodeId);
+  }
+
   /** Every node, healthy or not. */
   all(): NodeEntry[] {
     return [...this.nodes.values()];

@@ -1,5 +1,6 @@
 import type { Logger } from '../../../common/src/logging/logger.js';
 import type { SchedulerConfig } from '../config.js';
+import type { JobService } from './jobs/job-service.js';
 import type { Membership } from './membership.js';
 import type { RoutingPolicy } from './routing.js';
 
@@ -7,6 +8,9 @@ import type { RoutingPolicy } from './routing.js';
 export interface SchedulerContext {
   readonly config: SchedulerConfig;
   readonly membership: Membership;
+  /** Routing of synchronous requests (PickNode). */
   readonly policy: RoutingPolicy;
+  /** Asynchronous jobs. */
+  readonly jobs: JobService;
   readonly logger: Logger;
 }

@@ -21,6 +21,7 @@ export function registerNode(ctx: SchedulerContext) {
     }
     const nodeId = ctx.membership.register(status);
     ctx.logger.info('node registered', { node_id: nodeId, address: status.address });
+    ctx.jobs.kick();
     callback(null, { nodeId, heartbeatIntervalMs: ctx.config.heartbeatMs });
   };
 }

@@ -1,0 +1,51 @@
+/**
+ * Owner-scoped reads of API-family jobs: only the key that owns a job sees it; everyone else gets
+ * the same 404 as for a job that does not exist. Every read is written to the job-access audit.
+ */
+import type { Job } from '../../../gen/tts/v1/scheduler.js';
+import { JobOwnerKind } from '../../../gen/tts/v1/scheduler.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { Caller } from '../middleware/access.js';
+import type { FacadeDeps } from '../operation.js';
+
+/** The job if `caller` may read it; audits the read either way. Throws JOB_NOT_FOUND (404). */
+export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, endpoint: string, requestId: string): Promise<Job> {
+  const job = await deps.jobs.get(jobId);
+  const requesterKeyId = caller.method === 'api_key' ? caller.key.record.keyId : null;
+  const ownerKeyId = job && job.ownerKind === JobOwnerKind.JOB_OWNER_KIND_API_KEY ? job.ownerId : null;
+  const allowed = job !== undefined && (caller.method === 'admin' || (requesterKeyId !== null && requesterKeyId === ownerKeyId));
+  await deps.access.audits.recordJobAccess({
+    requestId,
+    endpoint,
+    jobId,
+    requesterKind: caller.method === 'api_key' ? 'api_key' : caller.method === 'admin' ? 'admin' : 'anonymous',
+    requesterKeyId,
+    ownerKeyId,
+    allowed,
+    reason: job === undefined ? 'job_not_found' : allowed ? (caller.method === 'admin' ? 'admin' : 'owner') : 'not_owner',
+  });
+  if (!allowed || !job) throw new TtsError('JOB_NOT_FOUND', `No job ${jobId} is visible to this key.`);
+  return job;
+}
+
+/** A web job, if `token` grants access to it; audits the read. Throws JOB_TOKEN_* or JOB_NOT_FOUND. */
+export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobId: string, endpoint: string, requestId: string): Promise<Job> {
+  let reason = 'token';
+  try {
+    deps.jobTokens.verify(token, jobId);
+  } catch (err) {
+    reason = err instanceof TtsError ? err.code.toLowerCase() : 'token_invalid';
+    await deps.access.audits.recordJobAccess({ requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: false, reason });
+    throw err;
+  }
+  const job = await deps.jobs.get(jobId);
+  await deps.access.audits.recordJobAccess({ requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined, reason: job ? reason : 'job_not_found' });
+  if (!job) throw new TtsError('JOB_NOT_FOUND');
+  return job;
+}
+
+/** The job token of a web request: X-Job-Token header, else the token query parameter. */
+export function jobTokenOf(header: string | undefined, query: unknown): string | undefined {
+  if (header !== undefined && header !== '') return header;
+  return typeof query === 'string' && query !== '' ? query : undefined;
+}

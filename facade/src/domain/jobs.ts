@@ -1,0 +1,159 @@
+/**
+ * Asynchronous jobs as the facade sees them: submitted to and read from the scheduler over gRPC,
+ * rendered as JSON records, with their audio streamed back from the scheduler's artifact store.
+ */
+import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
+import type { Response } from 'express';
+import { once } from 'node:events';
+import { JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '../../../gen/tts/v1/scheduler.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { callUnary, schedulerClient } from '../../../services/common/src/grpc/clients.js';
+import { fromServiceError } from '../../../services/common/src/grpc/errors.js';
+import { formatOf } from '../../../services/common/src/grpc/encoding.js';
+
+/** Lower-case state names used on the wire. */
+export function stateName(state: JobState): string {
+  switch (state) {
+    case JobState.JOB_STATE_QUEUED: return 'queued';
+    case JobState.JOB_STATE_RUNNING: return 'running';
+    case JobState.JOB_STATE_RETRYING: return 'retrying';
+    case JobState.JOB_STATE_COMPLETED: return 'completed';
+    case JobState.JOB_STATE_FAILED: return 'failed';
+    case JobState.JOB_STATE_CANCELLED: return 'cancelled';
+    default: return 'unknown';
+  }
+}
+
+/** True for completed, failed and cancelled. */
+export function isTerminal(state: JobState): boolean {
+  return state === JobState.JOB_STATE_COMPLETED || state === JobState.JOB_STATE_FAILED || state === JobState.JOB_STATE_CANCELLED;
+}
+
+const iso = (ms: number): string | null => (ms > 0 ? new Date(ms).toISOString() : null);
+
+/** A job as JSON; `links` point at the family's own status and audio routes. */
+export function jobJson(job: Job, links: { self: string; audio: string; events?: string }): Record<string, unknown> {
+  const r = job.result;
+  return {
+    job_id: job.jobId,
+    status: stateName(job.state),
+    progress: job.progress,
+    created_at: iso(job.createdUnixMs),
+    started_at: iso(job.startedUnixMs),
+    finished_at: iso(job.finishedUnixMs),
+    attempts: job.attempts,
+    characters: job.characters,
+    voice: r?.voice || job.spec?.voice || null,
+    format: formatOf(job.spec?.encoding ?? 0) ?? 'wav',
+    error: job.state === JobState.JOB_STATE_FAILED || job.state === JobState.JOB_STATE_CANCELLED ? { code: job.errorCode || (job.state === JobState.JOB_STATE_CANCELLED ? 'JOB_CANCELLED' : 'JOB_FAILED'), message: job.errorMessage || null } : null,
+    result: r && job.state === JobState.JOB_STATE_COMPLETED
+      ? { content_type: r.contentType, audio_seconds: r.audioSeconds, sample_rate: r.sampleRate, size_bytes: r.sizeBytes, sha256: r.sha256, engine: r.engine, voice: r.voice }
+      : null,
+    last_event_id: job.lastEventId,
+    links: { ...links, ...(job.state === JobState.JOB_STATE_COMPLETED ? {} : { audio: null }) },
+  };
+}
+
+/** A job event as JSON. */
+export function eventJson(e: JobEvent): Record<string, unknown> {
+  let payload: unknown = {};
+  try {
+    payload = e.payloadJson === '' ? {} : JSON.parse(e.payloadJson);
+  } catch {
+    payload = {};
+  }
+  return {
+    event_id: e.eventId,
+    at: new Date(e.atUnixMs).toISOString(),
+    kind: e.kind,
+    status: stateName(e.state),
+    progress: e.progress,
+    node_id: e.nodeId || null,
+    attempt: e.attempt,
+    error_code: e.errorCode || null,
+    payload,
+  };
+}
+
+/** The facade's client of the scheduler's job API. */
+export class JobsGateway {
+  constructor(private readonly schedulerAddress: string) {}
+
+  private get client() {
+    return schedulerClient(this.schedulerAddress);
+  }
+
+  /** Queues a job. */
+  async submit(spec: JobSpec, owner: { id: string; kind: JobOwnerKind; tier: string }, requestId: string): Promise<Job> {
+    const c = this.client;
+    const res = await callUnary(c.submitJob.bind(c), { spec, ownerId: owner.id, ownerKind: owner.kind, tier: owner.tier, requestId }, { timeoutMs: 10_000 });
+    if (!res.job) throw new TtsError('INTERNAL_ERROR');
+    return res.job;
+  }
+
+  /** The job, or undefined when there is none with this id. */
+  async get(jobId: string): Promise<Job | undefined> {
+    const c = this.client;
+    try {
+      return (await callUnary(c.getJob.bind(c), { jobId }, { timeoutMs: 5000 })).job;
+    } catch (err) {
+      if (err instanceof TtsError && err.code === 'JOB_NOT_FOUND') return undefined;
+      throw err;
+    }
+  }
+
+  /** An owner's most recent jobs. */
+  async list(ownerId: string, limit: number): Promise<Job[]> {
+    const c = this.client;
+    return (await callUnary(c.listJobs.bind(c), { ownerId, limit }, { timeoutMs: 5000 })).jobs;
+  }
+
+  /** Events after `afterEventId`, ascending. */
+  async events(jobId: string, afterEventId: number, limit: number): Promise<{ events: JobEvent[]; state: JobState; lastEventId: number }> {
+    const c = this.client;
+    const res = await callUnary(c.listJobEvents.bind(c), { jobId, afterEventId, limit }, { timeoutMs: 5000 });
+    return { events: res.events, state: res.state, lastEventId: res.lastEventId };
+  }
+
+  /** Queue depth, running jobs, ready nodes and an ETA. */
+  async stats() {
+    const c = this.client;
+    return callUnary(c.getQueueStats.bind(c), {}, { timeoutMs: 2000 });
+  }
+
+  /**
+   * Streams a completed job's audio into `res` (200, its content type and length). Throws
+   * JOB_NOT_READY / JOB_FAILED / JOB_CANCELLED for jobs without audio, before anything is written.
+   */
+  async pipeAudio(job: Job, res: Response, signal: AbortSignal): Promise<void> {
+    if (job.state === JobState.JOB_STATE_FAILED) throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode || 'unknown error'}), so it has no audio.`);
+    if (job.state === JobState.JOB_STATE_CANCELLED) throw new TtsError('JOB_CANCELLED');
+    if (job.state !== JobState.JOB_STATE_COMPLETED) throw new TtsError('JOB_NOT_READY', `The job is ${stateName(job.state)}; its audio is available once it has completed.`, { retryAfterSec: 1 });
+    const c = this.client;
+    const call: ClientReadableStream<JobAudioChunk> = c.readJobAudio({ jobId: job.jobId }, new Metadata());
+    const onAbort = (): void => call.cancel();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      let started = false;
+      for await (const chunk of call as AsyncIterable<JobAudioChunk>) {
+        if (!started) {
+          const r = chunk.result ?? job.result;
+          res.status(200).type(r?.contentType || 'audio/wav');
+          if (r?.sizeBytes) res.setHeader('Content-Length', String(r.sizeBytes));
+          if (r?.sha256) res.setHeader('ETag', `"${r.sha256}"`);
+          res.setHeader('Content-Disposition', `attachment; filename="${job.jobId}.${formatOf(r?.encoding ?? 0) ?? 'wav'}"`);
+          started = true;
+        }
+        if (chunk.data.length > 0 && !res.write(Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength))) {
+          await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        }
+      }
+      res.end();
+    } catch (err) {
+      if (signal.aborted) return;
+      throw fromServiceError(err);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

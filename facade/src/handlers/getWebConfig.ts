@@ -1,0 +1,17 @@
+import { CHALLENGE_PATH, RATE_PROFILES } from '../identity/index.js';
+import type { OperationHandler } from '../operation.js';
+
+/** GET /api/web/config: what a browser client needs to know to submit and follow web jobs. */
+export const getWebConfig: OperationHandler = async ({ res, deps }) => {
+  res.json({
+    auth_mode: deps.config.authMode,
+    challenge: { path: CHALLENGE_PATH, algorithm: 'sha256', difficulty_bits: deps.access.challenge.difficultyBits },
+    rate_limit: { limit: RATE_PROFILES.challenge.limit, window_sec: RATE_PROFILES.challenge.windowSec },
+    max_text_chars: deps.config.maxTextChars,
+    modes: ['auto', 'preset'],
+    default_voice: deps.config.defaultVoice,
+    format: 'wav',
+    job_token_ttl_sec: deps.jobTokens.ttlSec,
+    poll_interval_ms: 500,
+  });
+};

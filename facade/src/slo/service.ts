@@ -1,0 +1,198 @@
+/**
+ * The SLO engine: records one SLI per answered request (through the batching recorder) and
+ * computes, from the shared SLI table, the dashboard (requests, errors, availability, latency
+ * percentiles, error budget and burn rate over a window, overall and per endpoint) and the
+ * multi-window burn-rate alerts. Every replica reads the same rows, so all agree.
+ */
+import { SloRepository, type Database, type SliWindowAggregate } from '../../../services/common/src/data/index.js';
+import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind } from './burn-rate.js';
+import { BURN_RATE_RULES, LATENCY_QUANTILE, latencyThresholds, LONGEST_ALERT_WINDOW_MINUTES, objectiveFor, type BurnRateRule, type Objective, type SloObjectives } from './objectives.js';
+import { SliRecorder, type SliRecorderOptions } from './recorder.js';
+
+/** One answered request. */
+export interface SliInput {
+  readonly endpoint: string;
+  readonly status: number;
+  readonly ok: boolean;
+  readonly latencyMs: number;
+  readonly errorCode: string | null;
+}
+
+/** SLO figures of one scope over a window. */
+export interface SloFigures {
+  /** null: every endpoint together. */
+  readonly endpoint: string | null;
+  readonly objective: Objective;
+  readonly requests: number;
+  readonly errors: number;
+  /** Fraction of requests that did not fail; null without requests. */
+  readonly availability: number | null;
+  /** Latency percentiles of the requests that did not fail, ms; null without any. */
+  readonly p50Ms: number | null;
+  readonly p95Ms: number | null;
+  readonly p99Ms: number | null;
+  /** Availability burn rate over the window (1 = spending the budget exactly at the sustainable pace). */
+  readonly burnRate: number;
+  /** Fraction of the window's availability error budget left (1 - burn rate; negative when overspent). */
+  readonly errorBudgetRemaining: number;
+  readonly latency: {
+    /** Requests (not failed) slower than the threshold (each endpoint's own in the overall figures). */
+    readonly slow: number;
+    readonly served: number;
+    /** Fraction of served requests within the threshold; null without any. */
+    readonly withinThreshold: number | null;
+    readonly burnRate: number;
+    readonly errorBudgetRemaining: number;
+  };
+}
+
+/** The dashboard of a window. */
+export interface SloDashboard {
+  readonly from: Date;
+  readonly to: Date;
+  readonly windowMinutes: number;
+  readonly endpoint: string | null;
+  readonly overall: SloFigures;
+  /** Per endpoint with traffic in the window (empty unless asked for). */
+  readonly endpoints: readonly SloFigures[];
+}
+
+/** One alert: a rule that holds now (firing) or held during the history window (resolved). */
+export interface SloAlert {
+  readonly sli: SliKind;
+  readonly rule: BurnRateRule;
+  /** null: every endpoint together. */
+  readonly endpoint: string | null;
+  readonly objective: Objective;
+  readonly state: 'firing' | 'resolved';
+  readonly since: Date;
+  readonly sinceTruncated: boolean;
+  readonly until: Date | null;
+  readonly episode: AlertEpisode;
+}
+
+/** Alerts at an instant. */
+export interface SloAlerts {
+  readonly at: Date;
+  readonly windowMinutes: number;
+  readonly endpoint: string | null;
+  readonly minRequests: number;
+  readonly alerts: readonly SloAlert[];
+}
+
+/** Options of the SLO service. */
+export interface SloServiceOptions {
+  readonly database: Database;
+  readonly objectives: SloObjectives;
+  readonly logger: Logger;
+  readonly recorder?: SliRecorderOptions;
+  /** Current time. @default () => new Date() */
+  readonly clock?: () => Date;
+}
+
+const MINUTE_MS = 60_000;
+
+/** Records SLIs and computes SLO figures and alerts. */
+export class SloService {
+  /** The time used for recording and for windows (replaceable: tests move it forward). */
+  clock: () => Date;
+  readonly objectives: SloObjectives;
+  readonly repository: SloRepository;
+  private readonly recorder: SliRecorder;
+
+  constructor(options: SloServiceOptions) {
+    this.objectives = options.objectives;
+    this.repository = new SloRepository(options.database);
+    this.recorder = new SliRecorder(this.repository, options.logger, options.recorder);
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** Records one answered request (written in the background, in batches). */
+  record(input: SliInput): void {
+    this.recorder.record({ at: this.clock(), ...input });
+  }
+
+  /** Writes every buffered SLI and waits for the writes (shutdown; tests before reading). */
+  async drain(): Promise<void> {
+    await this.recorder.drain();
+  }
+
+  /** Dashboard of the `windowMinutes` before now, for one endpoint or all. */
+  async dashboard(windowMinutes: number, endpoint: string | null, includeEndpoints: boolean): Promise<SloDashboard> {
+    const to = this.clock();
+    const from = new Date(to.getTime() - windowMinutes * MINUTE_MS);
+    const rows = await this.repository.windowAggregates(from, to, endpoint, latencyThresholds(this.objectives));
+    const total = rows.find((r) => r.endpoint === null);
+    const overall = this.figures(total ?? emptyAggregate(), endpoint);
+    const endpoints = includeEndpoints ? rows.filter((r) => r.endpoint !== null).map((r) => this.figures(r, r.endpoint)) : [];
+    return { from, to, windowMinutes, endpoint, overall, endpoints };
+  }
+
+  /** Alerts firing now, and those that fired and cleared within the last `windowMinutes`. */
+  async alerts(windowMinutes: number, endpoint: string | null): Promise<SloAlerts> {
+    const at = this.clock();
+    const span = windowMinutes + LONGEST_ALERT_WINDOW_MINUTES;
+    const minutes = await this.repository.minuteCounts(at, span, endpoint, latencyThresholds(this.objectives));
+    const byEndpoint = new Map<string, typeof minutes>();
+    for (const m of minutes) {
+      let list = byEndpoint.get(m.endpoint);
+      if (list === undefined) byEndpoint.set(m.endpoint, (list = []));
+      list.push(m);
+    }
+    // The overall scope only when no endpoint was asked for (it would repeat the endpoint's).
+    const scopes: [string | null, typeof minutes][] = [...[...byEndpoint.entries()].sort(([a], [b]) => a.localeCompare(b))];
+    if (endpoint === null) scopes.unshift([null, minutes]);
+    const alerts: SloAlert[] = [];
+    for (const [scope, counts] of scopes) {
+      const objective = objectiveFor(this.objectives, scope);
+      for (const episode of evaluateAlerts(new MinuteSeries(span, counts), objective, BURN_RATE_RULES, windowMinutes, this.objectives.minRequests)) {
+        alerts.push({
+          sli: episode.sli,
+          rule: episode.rule,
+          endpoint: scope,
+          objective,
+          state: episode.untilAge === null ? 'firing' : 'resolved',
+          since: new Date(at.getTime() - episode.sinceAge * MINUTE_MS),
+          sinceTruncated: episode.sinceTruncated,
+          until: episode.untilAge === null ? null : new Date(at.getTime() - episode.untilAge * MINUTE_MS),
+          episode,
+        });
+      }
+    }
+    const severity = (a: SloAlert): number => (a.rule.severity === 'page' ? 0 : 1);
+    alerts.sort((a, b) => (a.state === b.state ? 0 : a.state === 'firing' ? -1 : 1) || severity(a) - severity(b) || b.since.getTime() - a.since.getTime());
+    return { at, windowMinutes, endpoint, minRequests: this.objectives.minRequests, alerts };
+  }
+
+  private figures(a: SliWindowAggregate, endpoint: string | null): SloFigures {
+    const objective = objectiveFor(this.objectives, endpoint);
+    const availabilityBudget = 1 - objective.availability;
+    const latencyBudget = 1 - LATENCY_QUANTILE;
+    const burnRate = a.requests === 0 ? 0 : a.errors / a.requests / availabilityBudget;
+    const latencyBurn = a.served === 0 ? 0 : a.slow / a.served / latencyBudget;
+    return {
+      endpoint,
+      objective,
+      requests: a.requests,
+      errors: a.errors,
+      availability: a.requests === 0 ? null : (a.requests - a.errors) / a.requests,
+      p50Ms: a.p50Ms,
+      p95Ms: a.p95Ms,
+      p99Ms: a.p99Ms,
+      burnRate,
+      errorBudgetRemaining: 1 - burnRate,
+      latency: {
+        slow: a.slow,
+        served: a.served,
+        withinThreshold: a.served === 0 ? null : (a.served - a.slow) / a.served,
+        burnRate: latencyBurn,
+        errorBudgetRemaining: 1 - latencyBurn,
+      },
+    };
+  }
+}
+
+function emptyAggregate(): SliWindowAggregate {
+  return { endpoint: null, requests: 0, errors: 0, served: 0, slow: 0, p50Ms: null, p95Ms: null, p99Ms: null };
+}

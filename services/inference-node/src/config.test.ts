@@ -1,0 +1,54 @@
+/**
+ * The node's piper and VAD settings as read from the environment: defaults, search-path parsing,
+ * provider-dependent batch size, and fail-fast errors that name the variable.
+ */
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadNodeConfig } from './config.js';
+
+describe('node config: piper and VAD', () => {
+  it('has CPU defaults, and piper is not among the default engines', () => {
+    const c = loadNodeConfig({});
+    assert.deepEqual(c.engines, ['festival', 'flite', 'espeak']);
+    assert.deepEqual(c.modelDirs, [path.resolve('data', 'models')]);
+    assert.deepEqual(c.piperProviders, ['cpu']);
+    assert.equal(c.piperIntraOpThreads, 1);
+    assert.equal(c.piperGraphOptimization, 'all');
+    assert.equal(c.piperMaxBatchSize, 1);
+    assert.equal(c.piperMaxQueueDelayMs, 0);
+    assert.equal(c.piperMaxQueue, 64);
+    assert.equal(c.piperConcurrentBatches, Math.min(availableParallelism(), 4));
+    assert.equal(c.vadTrim, false);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  it('reads the search path, providers and batching settings', () => {
+    const c = loadNodeConfig({
+      TTS_ENGINES: 'flite,piper', TTS_MODEL_DIR: '/models/a:/models/b, /models/a ,relative', TTS_PIPER_PROVIDERS: 'CUDA, cpu',
+      TTS_PIPER_INTRA_OP_THREADS: '0', TTS_PIPER_GRAPH_OPT: 'basic', TTS_PIPER_MAX_QUEUE_DELAY_MS: '5', TTS_PIPER_MAX_QUEUE: '8',
+      TTS_PIPER_CONCURRENT_BATCHES: '3', TTS_VAD_TRIM: 'true', DATA_DIR: '/ignored',
+    });
+    assert.deepEqual(c.engines, ['flite', 'piper']);
+    assert.deepEqual(c.modelDirs, ['/models/a', '/models/b', path.resolve('relative')]);
+    assert.deepEqual(c.piperProviders, ['cuda', 'cpu']);
+    assert.equal(c.piperMaxBatchSize, 8, 'a GPU provider first: batching on by default');
+    assert.equal(c.piperIntraOpThreads, 0);
+    assert.equal(c.piperGraphOptimization, 'basic');
+    assert.equal(c.piperMaxQueueDelayMs, 5);
+    assert.equal(c.piperMaxQueue, 8);
+    assert.equal(c.piperConcurrentBatches, 3);
+    assert.equal(c.vadTrim, true);
+    assert.equal(loadNodeConfig({ TTS_PIPER_MAX_BATCH: '16' }).piperMaxBatchSize, 16);
+    assert.deepEqual(loadNodeConfig({ DATA_DIR: '/srv/tts' }).modelDirs, ['/srv/tts/models']);
+  });
+
+  it('fails fast naming the variable', () => {
+    assert.throws(() => loadNodeConfig({ TTS_PIPER_GRAPH_OPT: 'max' }), /TTS_PIPER_GRAPH_OPT/);
+    assert.throws(() => loadNodeConfig({ TTS_PIPER_MAX_BATCH: '0' }), /TTS_PIPER_MAX_BATCH/);
+    assert.throws(() => loadNodeConfig({ TTS_PIPER_PROVIDERS: ' , ' }), /TTS_PIPER_PROVIDERS/);
+    assert.throws(() => loadNodeConfig({ TTS_PIPER_INTRA_OP_THREADS: 'two' }), /TTS_PIPER_INTRA_OP_THREADS/);
+    assert.throws(() => loadNodeConfig({ TTS_VAD_TRIM: 'maybe' }), /TTS_VAD_TRIM/);
+  });
+});

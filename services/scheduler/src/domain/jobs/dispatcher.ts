@@ -1,0 +1,542 @@
+/**
+ * The job dispatcher: takes jobs from the queue and runs each on an inference node with the node's
+ * unary `Synthesize` (the node returns the whole encoded file), stores the audio as an artifact and
+ * records the outcome.
+ *
+ * - Capacity: at most `capacity` (from the node's NodeStatus) jobs run on a node at once; the rest
+ *   stay in the queue, where priority (enterprise > pro > free > web) orders them. The dispatcher
+ *   reads a window of head-of-queue jobs (four per slot of the ready nodes) and plans them with
+ *   the placement policy (earliest estimated finish, or round-robin); a job may wait for a busy
+ *   node that would still finish it sooner. Draining and unhealthy nodes get no new work.
+ * - At least once, done once: a queue entry stays pending (leased, touched every lease/3) until the
+ *   job's outcome is in the database; a job runs only after a conditional claim
+ *   (queued|retrying -> running) succeeds, so stale or duplicate entries are dropped, and
+ *   completion is a conditional update, so a job finished twice stores one result.
+ * - Node loss: a call that fails as UNAVAILABLE (the node process died) or a node that stops
+ *   heart-beating (checked every watchdog period; its call is cancelled) puts the job back in the
+ *   queue (retrying, attempts + 1, preferring other nodes) until max attempts, then fails it with
+ *   JOB_NODE_LOST. Other retryable errors retry the same way with their own code; the rest fail
+ *   the job at once.
+ * - Idle fast path: a job submitted while nothing waits and a node has a free slot for it is
+ *   dispatched at once: the node starts while the job row is written (as running) in parallel, so
+ *   the scheduling overhead is not a database commit. The submitter's answer still waits for the
+ *   commit, and the outcome is recorded only after it.
+ * - Orphans: a job left running in the database without a synthesis here (its outcome could not be
+ *   recorded) is put back in the queue after the lease time.
+ * - Restart: `start()` requeues the jobs a previous incarnation left running, acknowledges its own
+ *   pending entries and re-adds every waiting job missing from the queue (the in-process queue
+ *   starts empty). Entries held by another, silent scheduler are taken over after the lease.
+ *   One scheduler is active at a time: requeueing "running" jobs at start assumes no other
+ *   scheduler is running them.
+ */
+import { performance } from 'node:perf_hooks';
+import type { SynthesizeResponse } from '../../../../../gen/tts/v1/synthesis.js';
+import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../../../common/src/data/repositories/jobs.js';
+import { ERROR_CATALOGUE, isErrorCode } from '../../../../common/src/errors/catalogue.js';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { callUnary, synthesizerClient } from '../../../../common/src/grpc/clients.js';
+import { encodingOf, formatOf } from '../../../../common/src/grpc/encoding.js';
+import type { QueueEntry, WorkQueue } from '../../../../common/src/kv/queue.js';
+import type { AudioFormat } from '../../../../common/src/audio/index.js';
+import type { Logger } from '../../../../common/src/logging/logger.js';
+import type { Membership, NodeEntry } from '../membership.js';
+import { candidates, type JobRouteRequest, type PlacementPolicy, type SlotView } from '../routing.js';
+import type { ArtifactStore } from './artifacts.js';
+import type { JobNotifier } from './job-events.js';
+import { decodeQueuedJob, encodeQueuedJob, type QueuedJob } from './queue-items.js';
+
+/** What the dispatcher works with. */
+export interface DispatcherOptions {
+  readonly repo: JobRepository;
+  readonly queue: WorkQueue;
+  readonly artifacts: ArtifactStore;
+  readonly membership: Membership;
+  readonly policy: PlacementPolicy;
+  readonly notifier: JobNotifier;
+  readonly logger: Logger;
+  /** This scheduler's consumer name in the queue group. */
+  readonly consumer: string;
+  /** Deadline of one dispatch, ms. */
+  readonly jobTimeoutMs: number;
+  /** Period of the look for work queued elsewhere, ms. */
+  readonly pollMs: number;
+  /** Idle time after which a silent consumer's entries are taken over, ms. */
+  readonly leaseMs: number;
+  /** Period of the check of running jobs' nodes, ms. */
+  readonly watchdogMs: number;
+}
+
+/** Load figures for queue statistics. */
+export interface DispatcherLoad {
+  readonly running: number;
+  /** Estimated compute seconds left of the running jobs. */
+  readonly runningSeconds: number;
+}
+
+interface Held {
+  readonly entry: QueueEntry;
+  readonly job: QueuedJob;
+  /** Taken over from a silent consumer: its job may still be marked running by that scheduler. */
+  readonly stale: boolean;
+}
+
+type StopReason = 'cancelled' | 'node_lost' | 'shutdown';
+
+/** The job a synthesis runs: as submitted (fast path) or as claimed from the queue. */
+interface Dispatched {
+  readonly jobId: string;
+  readonly ownerId: string;
+  readonly priority: number;
+  readonly characters: number;
+  readonly spec: JobSpecFields;
+}
+
+interface Running {
+  /** The queue entry; none for a job dispatched as it was submitted. */
+  readonly entry: QueueEntry | undefined;
+  readonly jobId: string;
+  readonly nodeId: string;
+  readonly costSeconds: number;
+  readonly startedMs: number;
+  readonly controller: AbortController;
+  /** 0 until the claim succeeded. */
+  attempt: number;
+  reason: StopReason | undefined;
+  settled: Promise<void>;
+}
+
+/**
+ * Head-of-queue jobs planned per node slot. A slow node is worth a job only once the fast nodes'
+ * backlog exceeds the speed gap (3x slower: about three jobs per fast slot), so the plan must see
+ * that far.
+ */
+const LOOKAHEAD_PER_SLOT = 4;
+
+const extensionOf = (format: AudioFormat): string => (format === 'opus' ? 'ogg' : format);
+
+function byPriority(a: Held, b: Held): number {
+  return a.entry.priority - b.entry.priority;
+}
+
+/** Moves jobs from the queue to nodes. */
+export class Dispatcher {
+  private held: Held[] = [];
+  private readonly running = new Map<string, Running>();
+  /** Nodes a job failed on, avoided by its next attempts. */
+  private readonly excluded = new Map<string, Set<string>>();
+  private pumping = false;
+  private again = false;
+  private stopped = false;
+  private pumpDone: Promise<void> = Promise.resolve();
+  private timers: NodeJS.Timeout[] = [];
+  /** True once a read of the queue came back short: nothing was waiting then (fast path allowed). */
+  private queueDrained = false;
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  /** Recovers what a previous incarnation left behind, then starts dispatching. */
+  async start(): Promise<void> {
+    const { repo, queue, logger } = this.o;
+    const interrupted = await repo.requeueRunning('JOB_NODE_LOST', 'The scheduler restarted while the job was running.');
+    for (const job of interrupted) this.o.notifier.notify(job.jobId);
+    const mine = await queue.pendingOf(this.o.consumer);
+    await queue.ack(mine);
+    const queued = new Set<string>();
+    for (const e of await queue.waiting()) {
+      const job = decodeQueuedJob(e.item);
+      if (job) queued.add(job.jobId);
+    }
+    let added = 0;
+    for (const w of await repo.listWaiting()) {
+      if (queued.has(w.jobId)) continue;
+      await queue.add(encodeQueuedJob(w), w.priority);
+      added++;
+    }
+    if (interrupted.length > 0 || added > 0 || mine.length > 0) {
+      logger.info('jobs recovered', { requeued_running: interrupted.length, released_entries: mine.length, re_added: added });
+    }
+    this.timers = [
+      setInterval(() => this.kick(), this.o.pollMs),
+      setInterval(() => this.watchdog(), this.o.watchdogMs),
+      setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.o.leaseMs / 3))),
+      setInterval(() => void this.sweepOrphans(), this.o.leaseMs),
+    ];
+    for (const t of this.timers) t.unref();
+    this.kick();
+  }
+
+  /** Looks for work now (after a submit, a finished job, a new node). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpDone = this.pump().finally(() => {
+      this.pumping = false;
+      // A kick that came after the last round's check must not be lost.
+      if (this.again) this.kick();
+    });
+  }
+
+  /**
+   * Dispatches a job as it is submitted when nothing waits in the queue and the policy places it
+   * on a node with a free slot now: the node starts at once while `record(nodeId)` writes the job
+   * as running. Resolves to the record, or undefined when the job must go through the queue;
+   * rejects (after stopping the synthesis) when `record` fails.
+   */
+  async startNow(job: NewJob, record: (nodeId: string) => Promise<JobRecord>): Promise<JobRecord | undefined> {
+    if (this.stopped || !this.queueDrained || this.held.length > 0) return undefined;
+    const req: JobRouteRequest = { jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.spec.text.length, excludeNodeIds: [] };
+    const [node] = this.o.policy.plan([req], this.views(this.o.membership.ready()));
+    if (!node) return undefined;
+    const run = this.newRun(undefined, job.jobId, node, req.characters);
+    run.attempt = 1;
+    this.running.set(job.jobId, run);
+    const recorded = record(node.status.nodeId);
+    const dispatched: Dispatched = { jobId: job.jobId, ownerId: job.ownerId, priority: job.priority, characters: req.characters, spec: job.spec };
+    run.settled = this.execute(run, dispatched, node.status.address, recorded);
+    try {
+      const rec = await recorded;
+      this.o.notifier.notify(job.jobId);
+      return rec;
+    } catch (err) {
+      run.reason = 'cancelled';
+      run.controller.abort();
+      throw err;
+    }
+  }
+
+  /** Notes that a job was added to the queue (the fast path is off until the queue is read empty). */
+  queued(): void {
+    this.queueDrained = false;
+  }
+
+  /** Stops the job's synthesis if it is running here (the job was cancelled). */
+  cancel(jobId: string): void {
+    const run = this.running.get(jobId);
+    if (run && run.reason === undefined) {
+      run.reason = 'cancelled';
+      run.controller.abort();
+    }
+  }
+
+  /** Jobs running here and their estimated remaining work. */
+  load(): DispatcherLoad {
+    const now = performance.now();
+    let runningSeconds = 0;
+    for (const r of this.running.values()) runningSeconds += Math.max(0, r.costSeconds - (now - r.startedMs) / 1000);
+    return { running: this.running.size, runningSeconds };
+  }
+
+  /**
+   * Stops dispatching; running syntheses get `graceMs` to finish, then are abandoned: their jobs
+   * stay "running" in the database and the next start requeues them.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.pumpDone;
+    const settled = (): Promise<unknown> => Promise.allSettled([...this.running.values()].map((r) => r.settled));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const r of this.running.values()) {
+      if (r.reason === undefined) r.reason = 'shutdown';
+      r.controller.abort();
+    }
+    await settled();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        await this.pumpOnce();
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.o.logger.error('job dispatch failed', { err });
+    }
+  }
+
+  private async pumpOnce(): Promise<void> {
+    const ready = this.o.membership.ready();
+    const slots = ready.reduce((n, e) => n + Math.max(0, e.status.capacity), 0);
+    const placeable = this.held.filter((h) => candidates(ready, this.routeOf(h)).length > 0).length;
+    // Look at LOOKAHEAD_PER_SLOT head-of-queue jobs per slot: enough to see that a backlog makes a
+    // slow idle node worth using; more urgent arrivals still overtake the window (below).
+    const window = slots * LOOKAHEAD_PER_SLOT;
+    const want = window - placeable;
+    if (want > 0) {
+      const taken = await this.o.queue.take(this.o.consumer, want);
+      for (const entry of taken) this.accept(entry, false);
+      if (taken.length < want) this.queueDrained = true;
+    } else if (slots > 0 && this.held.length > 0) {
+      // The window is full: still let more urgent jobs that arrived since overtake the held ones.
+      const lowest = Math.max(...this.held.map((h) => h.entry.priority));
+      if (lowest > 0) for (const entry of await this.o.queue.take(this.o.consumer, window, lowest - 1)) this.accept(entry, false);
+    }
+    if (this.held.length === 0 || ready.length === 0) return;
+    this.held.sort(byPriority);
+    const plan = this.o.policy.plan(this.held.map((h) => this.routeOf(h)), this.views(ready));
+    const now: [Held, NodeEntry][] = [];
+    const keep: Held[] = [];
+    this.held.forEach((h, i) => {
+      const node = plan[i];
+      if (node) now.push([h, node]);
+      else keep.push(h);
+    });
+    this.held = keep;
+    await Promise.all(now.map(([h, node]) => this.dispatch(h, node)));
+  }
+
+  private accept(entry: QueueEntry, stale: boolean): void {
+    const job = decodeQueuedJob(entry.item);
+    if (!job) {
+      this.o.logger.warn('dropping a malformed queue entry', { entry_id: entry.id });
+      void this.o.queue.ack([entry]).catch(() => undefined);
+      return;
+    }
+    if (this.held.some((h) => h.entry.id === entry.id) || [...this.running.values()].some((r) => r.entry?.id === entry.id)) return;
+    this.held.push({ entry, job, stale });
+  }
+
+  private routeOf(h: Held): JobRouteRequest {
+    return { jobId: h.job.jobId, voice: h.job.voice, engine: h.job.engine, characters: h.job.characters, excludeNodeIds: [...(this.excluded.get(h.job.jobId) ?? [])] };
+  }
+
+  /** Slot views of the ready nodes from what runs where now. */
+  private views(ready: readonly NodeEntry[]): SlotView[] {
+    const now = performance.now();
+    return ready.map((entry) => {
+      const capacity = Math.max(0, entry.status.capacity);
+      // A running job's slot is never "free now", even past its estimate.
+      const mine = [...this.running.values()]
+        .filter((r) => r.nodeId === entry.status.nodeId)
+        .map((r) => Math.max(0.001, r.costSeconds - (now - r.startedMs) / 1000))
+        .sort((a, b) => a - b);
+      const slots = mine.length >= capacity ? mine.slice(mine.length - capacity) : [...new Array<number>(capacity - mine.length).fill(0), ...mine];
+      const mineTotal = mine.reduce((a, b) => a + b, 0);
+      const foreignSeconds = Math.max(0, entry.status.queuedWorkSeconds + entry.routedSinceReport - mineTotal);
+      return { entry, slots, foreignSeconds };
+    });
+  }
+
+  private async dispatch(h: Held, node: NodeEntry): Promise<void> {
+    const { jobId } = h.job;
+    if (this.running.has(jobId)) {
+      // A duplicate entry of a job running here (e.g. re-added at start while an old entry was pending).
+      await this.o.queue.ack([h.entry]).catch(() => undefined);
+      return;
+    }
+    const run = this.newRun(h.entry, jobId, node, h.job.characters);
+    this.running.set(jobId, run); // holds the slot while the claim is in flight
+    let job: JobRecord | null;
+    try {
+      job = await this.o.repo.claim(jobId, run.nodeId);
+    } catch (err) {
+      this.running.delete(jobId);
+      this.held.push(h);
+      this.o.logger.error('job claim failed', { job_id: jobId, err });
+      return;
+    }
+    if (!job) {
+      this.running.delete(jobId);
+      await this.notClaimable(h);
+      return;
+    }
+    run.attempt = job.attempts;
+    this.o.notifier.notify(jobId);
+    this.o.logger.debug('job dispatched', { job_id: jobId, node_id: run.nodeId, attempt: run.attempt });
+    run.settled = this.execute(run, { ...job, spec: job.spec }, node.status.address, Promise.resolve());
+  }
+
+  private newRun(entry: QueueEntry | undefined, jobId: string, node: NodeEntry, characters: number): Running {
+    return {
+      entry,
+      jobId,
+      nodeId: node.status.nodeId,
+      costSeconds: characters * node.status.secondsPerChar,
+      startedMs: performance.now(),
+      controller: new AbortController(),
+      attempt: 0,
+      reason: undefined,
+      settled: Promise.resolve(),
+    };
+  }
+
+  /** The claim found the job not waiting: drop the entry, or recover a job a dead scheduler was running. */
+  private async notClaimable(h: Held): Promise<void> {
+    const { repo, queue, notifier } = this.o;
+    const job = await repo.find(h.job.jobId);
+    if (job && job.state === 'running' && h.stale) {
+      const next = await repo.retryOrFail(job.jobId, job.attempts, 'JOB_NODE_LOST', 'The scheduler running the job stopped.');
+      notifier.notify(job.jobId);
+      if (next?.state === 'retrying') {
+        this.held.push({ ...h, stale: false });
+        this.again = true;
+        return;
+      }
+    } else if (job && (job.state === 'queued' || job.state === 'retrying') && job.attempts >= job.maxAttempts) {
+      await repo.fail(job.jobId, 'JOB_NODE_LOST', 'The job ran out of attempts.');
+      notifier.notify(job.jobId);
+    }
+    await queue.ack([h.entry]);
+  }
+
+  /**
+   * Runs one synthesis and records its outcome once `recorded` (the job row) is there. The queue
+   * entry is acknowledged only when the outcome is in the database; otherwise it stays pending and
+   * is taken over again after its lease, and the orphan sweep requeues the job.
+   */
+  private async execute(run: Running, job: Dispatched, address: string, recorded: Promise<unknown>): Promise<void> {
+    let done = false;
+    try {
+      let response: SynthesizeResponse | undefined;
+      let failure: unknown;
+      try {
+        const client = synthesizerClient(address);
+        response = await callUnary(
+          client.synthesize.bind(client),
+          {
+            requestId: job.jobId,
+            text: job.spec.text,
+            voice: job.spec.voice,
+            engine: job.spec.engine,
+            speed: job.spec.speed,
+            encoding: encodingOf(job.spec.format as AudioFormat),
+            sampleRate: job.spec.sampleRate,
+            tenantId: job.ownerId,
+            language: job.spec.language,
+            instructions: job.spec.instructions,
+            rawText: job.spec.rawText,
+          },
+          { timeoutMs: this.o.jobTimeoutMs, signal: run.controller.signal },
+        );
+      } catch (err) {
+        failure = err;
+      }
+      try {
+        await recorded;
+      } catch {
+        return; // the submission failed: there is no job to record
+      }
+      if (response !== undefined) {
+        try {
+          done = await this.complete(run, job, response);
+        } catch (err) {
+          // Storing the audio failed (disk, database): a retryable failure of this attempt.
+          done = await this.failAttempt(run, job, err);
+        }
+      } else {
+        done = await this.failAttempt(run, job, failure);
+      }
+    } catch (err) {
+      this.o.logger.error('recording a job outcome failed', { job_id: job.jobId, err });
+    } finally {
+      this.running.delete(run.jobId);
+      if (done && run.entry) await this.o.queue.ack([run.entry]).catch((err: unknown) => this.o.logger.warn('queue ack failed', { err }));
+      this.kick();
+    }
+  }
+
+  private async complete(run: Running, job: Dispatched, res: SynthesizeResponse): Promise<boolean> {
+    const format = formatOf(res.encoding) ?? (job.spec.format as AudioFormat);
+    const stored = await this.o.artifacts.save(res.audio, extensionOf(format));
+    const t = await this.o.repo.complete(
+      job.jobId,
+      {
+        sha256: stored.sha256,
+        path: stored.path,
+        bytes: stored.bytes,
+        audioSeconds: res.metrics?.audioSeconds ?? 0,
+        format,
+        sampleRate: res.sampleRate,
+        contentType: res.contentType,
+        voice: res.voice,
+        engine: res.engine,
+      },
+      run.nodeId,
+    );
+    this.excluded.delete(job.jobId);
+    if (t?.changed) this.o.notifier.notify(job.jobId);
+    else this.o.logger.info('job result ignored: the job had already finished', { job_id: job.jobId, state: t?.job.state });
+    return true;
+  }
+
+  /** Records a failed attempt; resolves to true once the outcome is in the database. */
+  private async failAttempt(run: Running, job: Dispatched, err: unknown): Promise<boolean> {
+    if (run.reason === 'shutdown') return false;
+    if (run.reason === 'cancelled') return true;
+    const { repo, queue, notifier, logger } = this.o;
+    const tts = err instanceof TtsError ? err : new TtsError('INTERNAL_ERROR', undefined, { cause: err });
+    // UNAVAILABLE without a catalogue code is the transport failing: the node process is gone.
+    const lost = run.reason === 'node_lost' || tts.code === 'TTS_NO_NODE_AVAILABLE';
+    const code = lost ? 'JOB_NODE_LOST' : tts.code;
+    const message = lost ? `Node ${run.nodeId} was lost while running the job.` : tts.message;
+    logger.warn('job attempt failed', { job_id: job.jobId, node_id: run.nodeId, attempt: run.attempt, code, err: err instanceof Error ? err.message : String(err) });
+    if (lost || (isErrorCode(code) && ERROR_CATALOGUE[code].retryable)) {
+      const failedOn = this.excluded.get(job.jobId) ?? new Set<string>();
+      failedOn.add(run.nodeId);
+      this.excluded.set(job.jobId, failedOn);
+      const next = await repo.retryOrFail(job.jobId, run.attempt, code, message);
+      if (next?.state === 'retrying') {
+        await queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
+        this.queued();
+      } else {
+        this.excluded.delete(job.jobId);
+      }
+    } else {
+      await repo.fail(job.jobId, code, message);
+      this.excluded.delete(job.jobId);
+    }
+    notifier.notify(job.jobId);
+    return true;
+  }
+
+  /** Requeues jobs the database says are running but that run nowhere here (outcome not recorded). */
+  private async sweepOrphans(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      for (const orphan of await this.o.repo.listRunning(this.o.leaseMs / 1000)) {
+        if (this.running.has(orphan.jobId)) continue;
+        const next = await this.o.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', 'The outcome of the attempt was lost.');
+        if (next?.state === 'retrying') {
+          await this.o.queue.add(encodeQueuedJob({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }), next.priority);
+          this.queued();
+        }
+        this.o.notifier.notify(orphan.jobId);
+      }
+      this.kick();
+    } catch (err) {
+      this.o.logger.warn('orphan sweep failed', { err });
+    }
+  }
+
+  /** Cancels the calls of running jobs whose node stopped heart-beating or left. */
+  private watchdog(): void {
+    for (const run of this.running.values()) {
+      if (run.attempt === 0 || run.reason !== undefined) continue;
+      const entry = this.o.membership.get(run.nodeId);
+      if (entry && this.o.membership.healthy(entry)) continue;
+      this.o.logger.warn('node lost with a running job', { job_id: run.jobId, node_id: run.nodeId });
+      run.reason = 'node_lost';
+      run.controller.abort();
+    }
+  }
+
+  /** Keeps the leases of held and running entries, and takes over entries of silent schedulers. */
+  private async renewLeases(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const mine = [...this.held.map((h) => h.entry), ...[...this.running.values()].flatMap((r) => (r.entry ? [r.entry] : []))];
+      await this.o.queue.touch(this.o.consumer, mine);
+      const stale = await this.o.queue.claimStale(this.o.consumer, this.o.leaseMs, 100);
+      for (const entry of stale) this.accept(entry, true);
+      if (stale.length > 0) this.kick();
+    } catch (err) {
+      this.o.logger.warn('queue lease renewal failed', { err });
+    }
+  }
+}

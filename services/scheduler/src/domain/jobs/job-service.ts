@@ -1,0 +1,333 @@
+/**
+ * Asynchronous jobs of the scheduler: submission, reads, events, cancellation and queue
+ * statistics over the job store (PostgreSQL or embedded PGlite), the work queue (Redis Streams or
+ * in-process), the artifact store and the dispatcher.
+ *
+ * Storage opens at start when it is external (a database passed in, SCHEDULER_DATABASE_URL) or when
+ * an embedded store exists on disk (jobs to resume). A fresh embedded store is created by the first
+ * SubmitJob, so a platform that never uses jobs never starts the embedded database; reads before
+ * that see no jobs.
+ */
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { ReadStream } from 'node:fs';
+import { openDatabase, type Database } from '../../../../common/src/data/index.js';
+import {
+  TERMINAL_JOB_STATES,
+  JobRepository,
+  type JobEventRecord,
+  type JobOwnerKind,
+  type JobRecord,
+  type JobSpecFields,
+  type JobState,
+  type NewJob,
+} from '../../../../common/src/data/repositories/jobs.js';
+import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { openKv, openWorkQueue, type Kv, type WorkQueue } from '../../../../common/src/kv/index.js';
+import type { Logger } from '../../../../common/src/logging/logger.js';
+import type { SchedulerConfig } from '../../config.js';
+import type { Membership } from '../membership.js';
+import { requiredEngine, type PlacementPolicy } from '../routing.js';
+import { ArtifactStore } from './artifacts.js';
+import { Dispatcher } from './dispatcher.js';
+import { JobNotifier } from './job-events.js';
+import { PRIORITY_LEVELS, priorityOfTier } from './priorities.js';
+import { encodeQueuedJob } from './queue-items.js';
+
+/** A job to submit. */
+export interface SubmitJobInput {
+  readonly ownerId: string;
+  readonly ownerKind: JobOwnerKind;
+  readonly tier: string;
+  readonly requestId: string;
+  readonly spec: JobSpecFields;
+}
+
+/** A page of events with the job's current state. */
+export interface JobEventsPage {
+  readonly events: JobEventRecord[];
+  readonly state: JobState;
+  readonly lastEventId: number;
+}
+
+/** Queue statistics. */
+export interface QueueStats {
+  /** queued + retrying */
+  readonly queued: number;
+  readonly running: number;
+  readonly nodesReady: number;
+  readonly nodesTotal: number;
+  readonly capacity: number;
+  readonly etaSeconds: number;
+}
+
+/** A completed job's audio. */
+export interface JobAudio {
+  readonly job: JobRecord;
+  readonly stream: ReadStream;
+}
+
+/** What the job service is built from. */
+export interface JobServiceOptions {
+  readonly config: SchedulerConfig;
+  readonly membership: Membership;
+  readonly policy: PlacementPolicy;
+  readonly logger: Logger;
+  /** A database to use instead of opening one (not closed by the service). */
+  readonly database?: Database;
+  /** A key-value store to use instead of opening one (not closed by the service). */
+  readonly kv?: Kv;
+}
+
+interface OpenStore {
+  readonly repo: JobRepository;
+  readonly queue: WorkQueue;
+  readonly artifacts: ArtifactStore;
+  readonly dispatcher: Dispatcher;
+  close(graceMs: number): Promise<void>;
+}
+
+/** Terminal states, as a predicate. */
+export function isTerminal(state: JobState): boolean {
+  return TERMINAL_JOB_STATES.includes(state);
+}
+
+const SPEED = { min: 0.25, max: 4 } as const;
+const SAMPLE_RATE = { min: 8000, max: 48000 } as const;
+
+/** The scheduler's asynchronous jobs. */
+export class JobService {
+  /** Watchers of jobs' events. */
+  readonly notifier = new JobNotifier();
+  private store: Promise<OpenStore> | undefined;
+  private opened: OpenStore | undefined;
+  private closed = false;
+
+  private constructor(private readonly o: JobServiceOptions) {}
+
+  /** Creates the service; opens storage now when it is external or already exists on disk. */
+  static async create(options: JobServiceOptions): Promise<JobService> {
+    const service = new JobService(options);
+    if (service.storageExists()) await service.open();
+    return service;
+  }
+
+  /**
+   * Records a job and queues it (state queued, event 1), or, when nothing waits and a node has a
+   * free slot, dispatches it at once (state running, events 1 and 2). Resolves once it is durable.
+   */
+  async submit(input: SubmitJobInput): Promise<JobRecord> {
+    this.validate(input);
+    const store = await this.open();
+    const newJob: NewJob = {
+      jobId: `job_${randomBytes(15).toString('base64url')}`,
+      ownerId: input.ownerId,
+      ownerKind: input.ownerKind,
+      tier: input.tier,
+      priority: priorityOfTier(input.tier),
+      requestId: input.requestId === '' ? null : input.requestId,
+      maxAttempts: this.o.config.jobMaxAttempts,
+      spec: input.spec,
+    };
+    // Idle system: straight to a free node, recorded as running while the node starts.
+    const started = await store.dispatcher.startNow(newJob, (nodeId) => store.repo.insertRunning(newJob, nodeId));
+    if (started) return started;
+    const job = await store.repo.insert(newJob);
+    await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
+    store.dispatcher.queued();
+    store.dispatcher.kick();
+    return job;
+  }
+
+  /** The job; JOB_NOT_FOUND when unknown. */
+  async get(jobId: string): Promise<JobRecord> {
+    const store = await this.existing();
+    const job = store ? await store.repo.find(jobId) : null;
+    if (!job) throw new TtsError('JOB_NOT_FOUND', undefined, { loc: ['job_id'] });
+    return job;
+  }
+
+  /** The owner's jobs, most recent first. */
+  async list(ownerId: string, limit: number): Promise<JobRecord[]> {
+    if (ownerId === '') throw new TtsError('VALIDATION_FAILED', 'owner_id is required.', { loc: ['owner_id'] });
+    const store = await this.existing();
+    return store ? store.repo.listByOwner(ownerId, limit) : [];
+  }
+
+  /** Events of a job after `afterEventId`, ascending. */
+  async events(jobId: string, afterEventId: number, limit: number): Promise<JobEventsPage> {
+    const job = await this.get(jobId);
+    const store = await this.existing();
+    const events = store ? await store.repo.events(jobId, afterEventId, limit) : [];
+    // Read after the events: the state is at least as new as the last event returned.
+    const now = store ? ((await store.repo.find(jobId)) ?? job) : job;
+    return { events, state: now.state, lastEventId: now.lastEventId };
+  }
+
+  /** Cancels an unfinished job (stopping its synthesis); `cancelled` is false when it had finished. */
+  async cancel(jobId: string): Promise<{ job: JobRecord; cancelled: boolean }> {
+    const store = await this.existing();
+    const t = store ? await store.repo.cancel(jobId) : null;
+    if (!store || !t) throw new TtsError('JOB_NOT_FOUND', undefined, { loc: ['job_id'] });
+    if (t.changed) {
+      store.dispatcher.cancel(jobId);
+      this.notifier.notify(jobId);
+    }
+    return { job: t.job, cancelled: t.changed };
+  }
+
+  /** The audio of a completed job. */
+  async audio(jobId: string): Promise<JobAudio> {
+    const job = await this.get(jobId);
+    if (job.state === 'failed') throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode ?? 'unknown error'}).`);
+    if (job.state === 'cancelled') throw new TtsError('JOB_CANCELLED');
+    if (job.state !== 'completed' || job.result === null) throw new TtsError('JOB_NOT_READY', `The job is ${job.state}.`, { retryAfterSec: 1 });
+    const store = (await this.existing())!;
+    if ((await store.artifacts.size(job.result.path)) === undefined) throw new TtsError('JOB_RESULT_MISSING');
+    return { job, stream: store.artifacts.open(job.result.path) };
+  }
+
+  /** Queue depth, running jobs, nodes and a drain-time estimate. */
+  async stats(): Promise<QueueStats> {
+    const { membership } = this.o;
+    const ready = membership.ready();
+    const capacity = ready.reduce((n, e) => n + Math.max(0, e.status.capacity), 0);
+    const store = await this.existing();
+    const counts = store ? await store.repo.counts() : { waiting: 0, running: 0, waitingCharacters: 0 };
+    const load = store?.dispatcher.load() ?? { running: 0, runningSeconds: 0 };
+    const secondsPerChar = ready.length > 0 ? ready.reduce((s, e) => s + e.status.secondsPerChar, 0) / ready.length : 0;
+    const work = counts.waitingCharacters * secondsPerChar + load.runningSeconds;
+    return {
+      queued: counts.waiting,
+      running: counts.running,
+      nodesReady: ready.length,
+      nodesTotal: membership.all().length,
+      capacity,
+      etaSeconds: capacity > 0 ? work / capacity : 0,
+    };
+  }
+
+  /** Looks for dispatchable work now (a node joined). */
+  kick(): void {
+    this.opened?.dispatcher.kick();
+  }
+
+  /** Stops dispatching (running syntheses get `graceMs`) and closes what the service opened. */
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    this.notifier.closeAll();
+    const store = this.store ? await this.store.catch(() => undefined) : undefined;
+    await store?.close(graceMs);
+  }
+
+  /** True when storage exists to resume: external, or an embedded store on disk. */
+  private storageExists(): boolean {
+    const c = this.o.config;
+    if (this.o.database !== undefined || c.databaseUrl !== undefined) return true;
+    return !c.ephemeral && existsSync(join(c.dataDir, 'scheduler', 'pglite'));
+  }
+
+  /** The open store when storage exists (opening it if needed); undefined when there is none yet. */
+  private async existing(): Promise<OpenStore | undefined> {
+    if (this.opened) return this.opened;
+    if (this.store || this.storageExists()) return this.open();
+    return undefined;
+  }
+
+  private open(): Promise<OpenStore> {
+    if (this.closed) return Promise.reject(new TtsError('SERVICE_SHUTTING_DOWN'));
+    this.store ??= this.openStore().then(
+      (s) => (this.opened = s),
+      (err: unknown) => {
+        this.store = undefined;
+        throw err;
+      },
+    );
+    return this.store;
+  }
+
+  private async openStore(): Promise<OpenStore> {
+    const { config: c, logger } = this.o;
+    const ownDb = this.o.database === undefined;
+    const database =
+      this.o.database ??
+      (await openDatabase({
+        ...(c.databaseUrl !== undefined ? { url: c.databaseUrl } : {}),
+        ...(c.databaseUrl === undefined && !c.ephemeral ? { dataDir: join(c.dataDir, 'scheduler') } : {}),
+        schema: c.dbSchema,
+      }));
+    let kv: Kv;
+    try {
+      kv = this.o.kv ?? (await openKv({ ...(c.redisUrl !== undefined ? { url: c.redisUrl } : {}), prefix: c.kvPrefix, logger }));
+    } catch (err) {
+      if (ownDb) await database.close();
+      throw err;
+    }
+    const ownKv = this.o.kv === undefined;
+    const closeAll = async (): Promise<void> => {
+      if (ownKv) await kv.close().catch(() => undefined);
+      if (ownDb) await database.close().catch(() => undefined);
+    };
+    try {
+      const repo = new JobRepository(database);
+      const queue = await openWorkQueue(kv, { name: 'jobs', priorities: PRIORITY_LEVELS, group: 'schedulers' });
+      const artifacts = new ArtifactStore(c.dataDir);
+      const dispatcher = new Dispatcher({
+        repo,
+        queue,
+        artifacts,
+        membership: this.o.membership,
+        policy: this.o.policy,
+        notifier: this.notifier,
+        logger,
+        consumer: c.schedulerId,
+        jobTimeoutMs: c.jobTimeoutMs,
+        pollMs: c.queuePollMs,
+        leaseMs: c.queueLeaseMs,
+        watchdogMs: Math.max(50, Math.min(c.heartbeatMs, 1000) / 2),
+      });
+      await dispatcher.start();
+      logger.info('jobs ready', { database: database.kind, queue: queue.backend, consumer: c.schedulerId });
+      return {
+        repo,
+        queue,
+        artifacts,
+        dispatcher,
+        async close(graceMs) {
+          await dispatcher.stop(graceMs);
+          await closeAll();
+        },
+      };
+    } catch (err) {
+      await closeAll();
+      throw err;
+    }
+  }
+
+  private validate(input: SubmitJobInput): void {
+    const s = input.spec;
+    if (input.ownerId.trim() === '' || input.ownerId.length > 256) {
+      throw new TtsError('VALIDATION_FAILED', 'owner_id is required (at most 256 characters).', { loc: ['owner_id'] });
+    }
+    if (s.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'The text is empty.', { loc: ['spec', 'text'] });
+    if (s.text.length > this.o.config.jobMaxChars) {
+      throw new TtsError('TTS_TEXT_TOO_LONG', `The text has ${s.text.length} characters; the job limit is ${this.o.config.jobMaxChars}.`, { loc: ['spec', 'text'] });
+    }
+    if (s.speed !== 0 && !(s.speed >= SPEED.min && s.speed <= SPEED.max)) {
+      throw new TtsError('TTS_SPEED_OUT_OF_RANGE', `Speed ${s.speed} is outside ${SPEED.min} to ${SPEED.max}.`, { loc: ['spec', 'speed'] });
+    }
+    if (s.sampleRate !== 0 && (s.sampleRate < SAMPLE_RATE.min || s.sampleRate > SAMPLE_RATE.max)) {
+      throw new TtsError('TTS_SAMPLE_RATE_INVALID', undefined, { loc: ['spec', 'sample_rate'] });
+    }
+    const engine = requiredEngine({ voice: s.voice, engine: s.engine, characters: 0, excludeNodeIds: [] });
+    const known = this.o.membership.all();
+    // Like PickNode: a name no node of this deployment has ever offered does not exist. With no node
+    // known yet the job waits, and the node reports a bad voice when it runs.
+    if (engine !== '' && known.length > 0 && !known.some((e) => e.status.engines.some((x) => x.name === engine))) {
+      throw s.engine !== ''
+        ? new TtsError('TTS_ENGINE_NOT_FOUND', `Engine "${s.engine}" does not exist.`, { loc: ['spec', 'engine'] })
+        : new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${s.voice}" does not exist.`, { loc: ['spec', 'voice'] });
+    }
+  }
+}

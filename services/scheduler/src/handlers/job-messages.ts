@@ -1,0 +1,124 @@
+/** Conversions between job records of the job store and their tts.v1 messages. */
+import { JobOwnerKind, JobState, type Job, type JobEvent, type JobResult, type JobSpec } from '../../../../gen/tts/v1/scheduler.js';
+import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../../../common/src/data/repositories/jobs.js';
+import type { AudioFormat } from '../../../common/src/audio/index.js';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { encodingOf, formatOf } from '../../../common/src/grpc/encoding.js';
+
+const STATES: Readonly<Record<StoredState, JobState>> = {
+  queued: JobState.JOB_STATE_QUEUED,
+  running: JobState.JOB_STATE_RUNNING,
+  retrying: JobState.JOB_STATE_RETRYING,
+  completed: JobState.JOB_STATE_COMPLETED,
+  failed: JobState.JOB_STATE_FAILED,
+  cancelled: JobState.JOB_STATE_CANCELLED,
+};
+
+/** Proto state of a stored state. */
+export function stateMessage(state: StoredState): JobState {
+  return STATES[state];
+}
+
+const encodingOfStored = (format: string): ReturnType<typeof encodingOf> => encodingOf(format as AudioFormat);
+
+function specMessage(s: JobSpecFields): JobSpec {
+  return {
+    text: s.text,
+    voice: s.voice,
+    engine: s.engine,
+    speed: s.speed,
+    encoding: encodingOfStored(s.format),
+    sampleRate: s.sampleRate,
+    language: s.language,
+    mode: s.mode,
+    consentConfirmed: s.consentConfirmed,
+    instructions: s.instructions,
+    rawText: s.rawText,
+  };
+}
+
+/** The JobResult message of a stored result. */
+export function resultMessage(r: JobResultFields): JobResult {
+  return {
+    sha256: r.sha256,
+    artifactPath: r.path,
+    sizeBytes: r.bytes,
+    audioSeconds: r.audioSeconds,
+    encoding: encodingOfStored(r.format),
+    sampleRate: r.sampleRate,
+    contentType: r.contentType,
+    voice: r.voice,
+    engine: r.engine,
+  };
+}
+
+/** The Job message of a record. */
+export function jobMessage(j: JobRecord): Job {
+  return {
+    jobId: j.jobId,
+    ownerId: j.ownerId,
+    ownerKind: j.ownerKind === 'api_key' ? JobOwnerKind.JOB_OWNER_KIND_API_KEY : JobOwnerKind.JOB_OWNER_KIND_WEB,
+    tier: j.tier,
+    requestId: j.requestId ?? '',
+    spec: specMessage(j.spec),
+    characters: j.characters,
+    state: STATES[j.state],
+    progress: j.progress,
+    attempts: j.attempts,
+    maxAttempts: j.maxAttempts,
+    nodeId: j.nodeId ?? '',
+    errorCode: j.errorCode ?? '',
+    errorMessage: j.errorMessage ?? '',
+    createdUnixMs: j.createdAt.getTime(),
+    updatedUnixMs: j.updatedAt.getTime(),
+    startedUnixMs: j.startedAt?.getTime() ?? 0,
+    finishedUnixMs: j.finishedAt?.getTime() ?? 0,
+    result: j.result ? resultMessage(j.result) : undefined,
+    lastEventId: j.lastEventId,
+  };
+}
+
+/** The JobEvent message of a stored event. */
+export function eventMessage(e: JobEventRecord): JobEvent {
+  const p = e.payload;
+  return {
+    jobId: e.jobId,
+    eventId: e.eventId,
+    atUnixMs: e.at.getTime(),
+    kind: e.kind,
+    state: STATES[p.state] ?? JobState.JOB_STATE_UNSPECIFIED,
+    progress: p.progress,
+    nodeId: p.node_id ?? '',
+    errorCode: p.error_code ?? '',
+    errorMessage: p.error_message ?? '',
+    attempt: p.attempt ?? 0,
+    payloadJson: JSON.stringify(p),
+  };
+}
+
+/** Stored owner kind of a proto one; VALIDATION_FAILED when unspecified. */
+export function ownerKindOf(kind: JobOwnerKind): StoredOwnerKind {
+  if (kind === JobOwnerKind.JOB_OWNER_KIND_API_KEY) return 'api_key';
+  if (kind === JobOwnerKind.JOB_OWNER_KIND_WEB) return 'web';
+  throw new TtsError('VALIDATION_FAILED', 'owner_kind must be API_KEY or WEB.', { loc: ['owner_kind'] });
+}
+
+/** Stored spec of a proto one; TTS_FORMAT_UNSUPPORTED for an unknown encoding. */
+export function specOf(spec: JobSpec | undefined): JobSpecFields {
+  if (!spec) throw new TtsError('VALIDATION_FAILED', 'spec is required.', { loc: ['spec'] });
+  const format = formatOf(spec.encoding);
+  if (format === undefined) throw new TtsError('TTS_FORMAT_UNSUPPORTED', undefined, { loc: ['spec', 'encoding'] });
+  return {
+    text: spec.text,
+    voice: spec.voice.trim(),
+    engine: spec.engine.trim(),
+    speed: spec.speed,
+    format,
+    sampleRate: spec.sampleRate,
+    language: spec.language,
+    mode: spec.mode,
+    consentConfirmed: spec.consentConfirmed,
+    instructions: spec.instructions,
+    rawText: spec.rawText,
+  };
+}

@@ -1,0 +1,69 @@
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { JobEvent, WatchJobRequest } from '../../../../gen/tts/v1/scheduler.js';
+import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { toServiceError } from '../../../common/src/grpc/errors.js';
+import { isTerminal } from '../domain/jobs/job-service.js';
+import type { SchedulerContext } from '../domain/scheduler-context.js';
+import { eventMessage } from './job-messages.js';
+
+/** Re-read period of a watch, for events written by another scheduler replica. */
+const POLL_MS = 1000;
+const TERMINAL_KINDS = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * WatchJob: the job's events after `after_event_id`, then live ones as they are recorded; the
+ * stream ends after the terminal event (at once when the job had already finished).
+ */
+export function watchJob(ctx: SchedulerContext) {
+  return (call: ServerWritableStream<WatchJobRequest, JobEvent>): void => {
+    const { jobId } = call.request;
+    let last = call.request.afterEventId;
+    let done = false;
+    let reading = false;
+    let again = false;
+    const finish = (err?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearInterval(timer);
+      unsubscribeJob();
+      unsubscribeShutdown();
+      if (err !== undefined) call.emit('error', toServiceError(err));
+      else call.end();
+    };
+    const read = async (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      try {
+        do {
+          again = false;
+          for (;;) {
+            const page = await ctx.jobs.events(jobId, last, 500);
+            for (const e of page.events) {
+              if (done) return;
+              call.write(eventMessage(e));
+              last = e.eventId;
+              if (TERMINAL_KINDS.has(e.kind)) return finish();
+            }
+            if (page.events.length < 500) {
+              // A terminal state whose event was already sent before after_event_id: nothing more will come.
+              if (isTerminal(page.state) && last >= page.lastEventId) return finish();
+              break;
+            }
+          }
+        } while (again && !done);
+      } catch (err) {
+        finish(err);
+      } finally {
+        reading = false;
+      }
+    };
+    const unsubscribeJob = ctx.jobs.notifier.subscribe(jobId, () => void read());
+    const unsubscribeShutdown = ctx.jobs.notifier.onShutdown(() => finish(new TtsError('SERVICE_SHUTTING_DOWN', 'The scheduler is shutting down; watch again.', { retryAfterSec: 1 })));
+    const timer = setInterval(() => void read(), POLL_MS);
+    call.on('cancelled', () => finish());
+    void read();
+  };
+}
