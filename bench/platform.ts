@@ -24,7 +24,7 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
   const schedulerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
   const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'warn', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/src/main.ts'], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,7 +1,7 @@
 /**
- * Jobs without external services: the embedded PGlite under DATA_DIR/scheduler and the in-process
- * queue. The embedded store is created by the first job only, and a restarted scheduler rebuilds
- * its in-process queue from the database, resuming queued and interrupted jobs.
+ * Jobs without external services: the embedded PGlite under DATA_DIR/scheduler (opened in the
+ * background at start) and the in-process queue. A restarted scheduler rebuilds its in-process
+ * queue from the database, resuming queued and interrupted jobs.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { JobState, type Job, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
 import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
 import { setLogSink } from '../services/common/src/logging/logger.js';
+import { TtsError } from '../services/common/src/errors/tts-error.js';
 import { start as startNode, type RunningNode } from '../services/inference-node/src/index.js';
 import { start, type RunningScheduler, type SchedulerStartOptions } from '../services/scheduler/src/index.js';
 import { jobSpec, pollJobEvents, readJobAudio, submitJob, waitUntil } from '../services/scheduler/src/testing.js';
@@ -63,18 +64,19 @@ describe('jobs on the embedded store and the in-process queue', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  test('the embedded store does not exist until the first job; reads see no jobs', async () => {
-    const stats = await callUnary(client.getQueueStats.bind(client), {});
+  test('the scheduler serves at once while the embedded store opens; job calls wait for it', async () => {
+    const nodes = await callUnary(client.listNodes.bind(client), {});
+    assert.deepEqual(nodes.nodes, []);
+    const stats = await callUnary(client.getQueueStats.bind(client), {}, { timeoutMs: 30_000 });
     assert.deepEqual([stats.queued, stats.running, stats.nodesReady], [0, 0, 0]);
+    assert.ok(existsSync(join(dataDir, 'scheduler', 'pglite')), 'the embedded store lives under DATA_DIR/scheduler');
     assert.deepEqual((await callUnary(client.listJobs.bind(client), { ownerId: 'anyone', limit: 5 })).jobs, []);
-    await assert.rejects(callUnary(client.getJob.bind(client), { jobId: 'job_x' }));
-    assert.equal(existsSync(join(dataDir, 'scheduler')), false);
+    await assert.rejects(callUnary(client.getJob.bind(client), { jobId: 'job_x' }), (e: unknown) => e instanceof TtsError && e.code === 'JOB_NOT_FOUND');
   });
 
   test('queued jobs wait for a node, survive a restart of the scheduler and complete', async () => {
     const jobs: Job[] = [];
     for (let i = 0; i < 4; i++) jobs.push(await submitJob(client, jobSpec(`Embedded job ${i}.`), { tier: 'free' }));
-    assert.ok(existsSync(join(dataDir, 'scheduler', 'pglite')), 'the first job created the embedded store');
     assert.ok(jobs.every((j) => j.state === JobState.JOB_STATE_QUEUED), 'no node yet: every job waits');
     assert.equal((await callUnary(client.getQueueStats.bind(client), {})).queued, 4);
 

@@ -77,7 +77,7 @@ describe('jobs across scheduler restarts', () => {
 
   test('SIGKILL with jobs running and queued: the new scheduler completes every job exactly once', async () => {
     const jobs: Job[] = [];
-    for (let i = 0; i < 16; i++) jobs.push(await submitJob(client, jobSpec(`${TEXT.repeat(3)} Job ${i}.`), { tier: i % 2 ? 'free' : 'pro' }));
+    for (let i = 0; i < 16; i++) jobs.push(await submitJob(client, jobSpec(`${TEXT.repeat(6)} Job ${i}.`), { tier: i % 2 ? 'free' : 'pro' }));
     await waitUntil(async () => (await callUnary(client.getQueueStats.bind(client), {})).running === 2, 10_000, 'two jobs running');
     const before = await callUnary(client.getQueueStats.bind(client), {});
     assert.ok(before.queued >= 10, `queued before the restart: ${before.queued}`);

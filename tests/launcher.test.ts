@@ -54,6 +54,18 @@ test('launcher starts the embedded platform as separate processes and stops it c
     assert.ok((await res.arrayBuffer()).byteLength > 10_000);
     assert.ok(statSync(join(dataDir, 'pglite')).isDirectory(), 'embedded database under DATA_DIR');
 
+    // An asynchronous job through the embedded scheduler (its own PGlite, in-process queue).
+    const submitted = await postJson(`${base}/api/jobs/tts`, { text: 'An embedded job.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
+    assert.equal(submitted.status, 202);
+    const { job_id: jobId } = (await submitted.json()) as { job_id: string };
+    await waitFor(async () => {
+      const j = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers: { 'x-api-key': apiKey } })).json()) as { status: string };
+      return j.status === 'completed';
+    }, 30_000, 'embedded job completion');
+    const audio = await fetch(`${base}/api/jobs/${jobId}/audio`, { headers: { 'x-api-key': apiKey } });
+    assert.equal(audio.status, 200);
+    assert.ok((await audio.arrayBuffer()).byteLength > 10_000);
+
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];

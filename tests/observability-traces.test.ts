@@ -39,10 +39,12 @@ function hexId(v: unknown): string {
 async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; server: Server }> {
   const spans: ExportedSpan[] = [];
   const server = createServer((req, res) => {
+    // A process stopping may reset its exporter's connection mid-request.
+    req.on('error', () => undefined);
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
-      if (req.url === '/v1/traces') {
+      if (req.url === '/v1/traces' && body.startsWith('{')) {
         const doc = JSON.parse(body) as { resourceSpans?: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] };
         for (const rs of doc.resourceSpans ?? []) {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
@@ -57,6 +59,7 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; s
       res.end('{}');
     });
   });
+  server.on('clientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return { url: `http://127.0.0.1:${port}`, spans, server };

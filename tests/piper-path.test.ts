@@ -24,7 +24,7 @@ const MULTI = 'piper:en_US-fixture_multi-low';
 const HEAVY = 'piper:en_US-fixture_heavy-medium';
 /** Settings of the node under test: small batches and queues, so that both fill with a few requests. */
 const PIPER = { piperMaxBatchSize: 4, piperConcurrentBatches: 1, piperIntraOpThreads: 0, piperMaxQueueDelayMs: 100, piperMaxQueue: 3, maxQueue: 1 } as const;
-/** One sentence, one chunk of the node (under its 400 characters), of about 380 phonemes: keeps the heavy fixture busy for a while. */
+/** One sentence, one chunk of the node (under its 400 characters), of several hundred phonemes: keeps the heavy fixture busy for a while. */
 const LONG = `${['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'].map((n) => `the heavy voice talks about item ${n}`).join(' and then ')} and stops.`;
 
 describe('piper voices through the whole platform', () => {

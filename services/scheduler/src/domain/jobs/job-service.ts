@@ -3,12 +3,11 @@
  * statistics over the job store (PostgreSQL or embedded PGlite), the work queue (Redis Streams or
  * in-process), the artifact store and the dispatcher.
  *
- * Storage opens at start when it is external (a database passed in, SCHEDULER_DATABASE_URL) or when
- * an embedded store exists on disk (jobs to resume). A fresh embedded store is created by the first
- * SubmitJob, so a platform that never uses jobs never starts the embedded database; reads before
- * that see no jobs.
+ * Storage opens at start. External storage (a database passed in, SCHEDULER_DATABASE_URL) is
+ * awaited, so an unreachable database fails the start and unfinished jobs resume before the
+ * scheduler serves. The embedded PGlite (a few seconds to create) opens in the background, so the
+ * scheduler serves membership and routing at once; job calls wait for it.
  */
-import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ReadStream } from 'node:fs';
@@ -109,7 +108,9 @@ export class JobService {
   /** Creates the service; opens storage now when it is external or already exists on disk. */
   static async create(options: JobServiceOptions): Promise<JobService> {
     const service = new JobService(options);
-    if (service.storageExists()) await service.open();
+    const opening = service.open();
+    if (options.database !== undefined || options.config.databaseUrl !== undefined) await opening;
+    else opening.catch((err: unknown) => options.logger.error('job store failed to open; job calls retry', { err }));
     return service;
   }
 
@@ -142,8 +143,7 @@ export class JobService {
 
   /** The job; JOB_NOT_FOUND when unknown. */
   async get(jobId: string): Promise<JobRecord> {
-    const store = await this.existing();
-    const job = store ? await store.repo.find(jobId) : null;
+    const job = await (await this.open()).repo.find(jobId);
     if (!job) throw new TtsError('JOB_NOT_FOUND', undefined, { loc: ['job_id'] });
     return job;
   }
@@ -151,25 +151,24 @@ export class JobService {
   /** The owner's jobs, most recent first. */
   async list(ownerId: string, limit: number): Promise<JobRecord[]> {
     if (ownerId === '') throw new TtsError('VALIDATION_FAILED', 'owner_id is required.', { loc: ['owner_id'] });
-    const store = await this.existing();
-    return store ? store.repo.listByOwner(ownerId, limit) : [];
+    return (await this.open()).repo.listByOwner(ownerId, limit);
   }
 
   /** Events of a job after `afterEventId`, ascending. */
   async events(jobId: string, afterEventId: number, limit: number): Promise<JobEventsPage> {
     const job = await this.get(jobId);
-    const store = await this.existing();
-    const events = store ? await store.repo.events(jobId, afterEventId, limit) : [];
+    const store = await this.open();
+    const events = await store.repo.events(jobId, afterEventId, limit);
     // Read after the events: the state is at least as new as the last event returned.
-    const now = store ? ((await store.repo.find(jobId)) ?? job) : job;
+    const now = (await store.repo.find(jobId)) ?? job;
     return { events, state: now.state, lastEventId: now.lastEventId };
   }
 
   /** Cancels an unfinished job (stopping its synthesis); `cancelled` is false when it had finished. */
   async cancel(jobId: string): Promise<{ job: JobRecord; cancelled: boolean }> {
-    const store = await this.existing();
-    const t = store ? await store.repo.cancel(jobId) : null;
-    if (!store || !t) throw new TtsError('JOB_NOT_FOUND', undefined, { loc: ['job_id'] });
+    const store = await this.open();
+    const t = await store.repo.cancel(jobId);
+    if (!t) throw new TtsError('JOB_NOT_FOUND', undefined, { loc: ['job_id'] });
     if (t.changed) {
       store.dispatcher.cancel(jobId);
       this.notifier.notify(jobId);
@@ -183,7 +182,7 @@ export class JobService {
     if (job.state === 'failed') throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode ?? 'unknown error'}).`);
     if (job.state === 'cancelled') throw new TtsError('JOB_CANCELLED');
     if (job.state !== 'completed' || job.result === null) throw new TtsError('JOB_NOT_READY', `The job is ${job.state}.`, { retryAfterSec: 1 });
-    const store = (await this.existing())!;
+    const store = await this.open();
     if ((await store.artifacts.size(job.result.path)) === undefined) throw new TtsError('JOB_RESULT_MISSING');
     return { job, stream: store.artifacts.open(job.result.path) };
   }
@@ -193,9 +192,9 @@ export class JobService {
     const { membership } = this.o;
     const ready = membership.ready();
     const capacity = ready.reduce((n, e) => n + Math.max(0, e.status.capacity), 0);
-    const store = await this.existing();
-    const counts = store ? await store.repo.counts() : { waiting: 0, running: 0, waitingCharacters: 0 };
-    const load = store?.dispatcher.load() ?? { running: 0, runningSeconds: 0 };
+    const store = await this.open();
+    const counts = await store.repo.counts();
+    const load = store.dispatcher.load();
     const secondsPerChar = ready.length > 0 ? ready.reduce((s, e) => s + e.status.secondsPerChar, 0) / ready.length : 0;
     const work = counts.waitingCharacters * secondsPerChar + load.runningSeconds;
     return {
@@ -219,20 +218,6 @@ export class JobService {
     this.notifier.closeAll();
     const store = this.store ? await this.store.catch(() => undefined) : undefined;
     await store?.close(graceMs);
-  }
-
-  /** True when storage exists to resume: external, or an embedded store on disk. */
-  private storageExists(): boolean {
-    const c = this.o.config;
-    if (this.o.database !== undefined || c.databaseUrl !== undefined) return true;
-    return !c.ephemeral && existsSync(join(c.dataDir, 'scheduler', 'pglite'));
-  }
-
-  /** The open store when storage exists (opening it if needed); undefined when there is none yet. */
-  private async existing(): Promise<OpenStore | undefined> {
-    if (this.opened) return this.opened;
-    if (this.store || this.storageExists()) return this.open();
-    return undefined;
   }
 
   private open(): Promise<OpenStore> {

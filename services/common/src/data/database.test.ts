@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { DatabaseError, openDatabase, type Database } from './index.js';
+import { MigrationError, migrationChecksum } from './migrate.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { databaseBackends, freshSchemaName } from './testing.js';
+
+const ALL_VERSIONS = MIGRATIONS.map((m) => m.version);
+
+async function recordedMigrations(db: Database): Promise<{ version: number; checksum: string }[]> {
+  return db.query<{ version: number; checksum: string }>('SELECT version, checksum FROM schema_migrations ORDER BY version');
+}
+
+for (const backend of databaseBackends()) {
+  describe(`database (${backend.name})`, () => {
+    after(() => backend.close());
+
+    it('applies every migration once, in its own schema, with checksums', async (t) => {
+      const db = await backend.open(t);
+      assert.deepEqual(db.migrationsApplied, ALL_VERSIONS);
+      const recorded = await recordedMigrations(db);
+      assert.deepEqual(recorded.map((r) => r.version), ALL_VERSIONS);
+      assert.deepEqual(recorded.map((r) => r.checksum), MIGRATIONS.map(migrationChecksum));
+      const tables = await db.query<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1::text ORDER BY table_name',
+        [db.schema],
+      );
+      for (const name of ['api_keys', 'consent_audit', 'job_access_audit', 'schema_migrations', 'server_secrets', 'usage_daily', 'usage_events']) {
+        assert.ok(tables.some((r) => r.table_name === name), `${name} exists in ${db.schema}`);
+      }
+    });
+
+    it('is idempotent: opening a migrated schema again applies nothing', async (t) => {
+      const first = await backend.open(t);
+      const again = await backend.open(t, first.schema);
+      assert.deepEqual(again.migrationsApplied, []);
+      assert.deepEqual(await recordedMigrations(again), await recordedMigrations(first));
+    });
+
+    it('lets replicas open a new schema concurrently: each migration is applied exactly once', async (t) => {
+      const schema = freshSchemaName();
+      const dbs = await Promise.all([backend.open(t, schema), backend.open(t, schema), backend.open(t, schema)]);
+      const applied = dbs.flatMap((db) => db.migrationsApplied).sort((a, b) => a - b);
+      assert.deepEqual(applied, ALL_VERSIONS);
+      assert.deepEqual((await recordedMigrations(dbs[0]!)).map((r) => r.version), ALL_VERSIONS);
+    });
+
+    it('passes values only as parameters: quotes and SQL in a value stay data', async (t) => {
+      const db = await backend.open(t);
+      const hostile = "x'); DROP TABLE api_keys; --";
+      await db.query('INSERT INTO server_secrets (name, value) VALUES ($1::text, $2::text)', [hostile, 'v']);
+      const rows = await db.query<{ name: string }>('SELECT name FROM server_secrets WHERE name = $1::text', [hostile]);
+      assert.deepEqual(rows, [{ name: hostile }]);
+      assert.equal((await db.query('SELECT 1 FROM api_keys')).length, 0, 'api_keys still exists');
+    });
+
+    it('returns int8 as number and timestamptz as Date on both engines', async (t) => {
+      const db = await backend.open(t);
+      const [row] = await db.query<{ n: unknown; ts: unknown }>("SELECT 9007199254740991::int8 AS n, '2024-03-01T12:00:00Z'::timestamptz AS ts");
+      assert.equal(row?.n, Number.MAX_SAFE_INTEGER);
+      assert.ok(row?.ts instanceof Date);
+      assert.equal(row.ts.toISOString(), '2024-03-01T12:00:00.000Z');
+    });
+
+    it('commits a transaction that resolves and rolls back one that throws, rethrowing the error as is', async (t) => {
+      const db = await backend.open(t);
+      await db.transaction(async (tx) => {
+        await tx.query("INSERT INTO server_secrets (name, value) VALUES ('kept', 'v')");
+      });
+      class Marker extends Error {}
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO server_secrets (name, value) VALUES ('dropped', 'v')");
+          throw new Marker('stop');
+        }),
+        Marker,
+      );
+      const names = (await db.query<{ name: string }>('SELECT name FROM server_secrets ORDER BY name')).map((r) => r.name);
+      assert.deepEqual(names, ['kept']);
+    });
+
+    it('reports engine failures as DatabaseError with the SQLSTATE, without the parameters', async (t) => {
+      const db = await backend.open(t);
+      await db.query("INSERT INTO server_secrets (name, value) VALUES ('dup', 'v')");
+      const secretValue = 'very-secret-value-123';
+      const err = await db.query('INSERT INTO server_secrets (name, value) VALUES ($1::text, $2::text)', ['dup', secretValue]).then(
+        () => assert.fail('duplicate accepted'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof DatabaseError);
+      assert.equal(err.sqlState, '23505');
+      assert.equal(err.constraint, 'server_secrets_pkey');
+      assert.ok(!JSON.stringify({ ...err, message: err.message }).includes(secretValue));
+      await assert.rejects(db.query('SELECT * FROM no_such_table'), (e: unknown) => e instanceof DatabaseError && e.sqlState === '42P01');
+    });
+
+    it('refuses a migration that was edited after it was applied', async (t) => {
+      const db = await backend.open(t);
+      await db.query("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = 2");
+      await assert.rejects(backend.open(t, db.schema), MigrationError);
+    });
+  });
+}
+
+describe('database (pglite, embedded specifics)', () => {
+  it('persists under DATA_DIR/pglite and re-opens without re-applying migrations', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tts-data-'));
+    try {
+      const first = await openDatabase({ dataDir });
+      assert.equal(first.kind, 'pglite');
+      assert.equal(first.schema, 'public');
+      assert.deepEqual(first.migrationsApplied, ALL_VERSIONS);
+      await first.query("INSERT INTO server_secrets (name, value) VALUES ('persisted', 'yes')");
+      await first.close();
+
+      const second = await openDatabase({ dataDir });
+      try {
+        assert.deepEqual(second.migrationsApplied, []);
+        assert.deepEqual(await second.query('SELECT value FROM server_secrets WHERE name = $1::text', ['persisted']), [{ value: 'yes' }]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a schema name that is not a plain identifier', async () => {
+    await assert.rejects(openDatabase({ schema: 'x"; DROP SCHEMA public; --' }), RangeError);
+  });
+});

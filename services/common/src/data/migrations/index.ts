@@ -1,0 +1,20 @@
+/**
+ * Every migration, in version order. Migrations are TypeScript modules exporting SQL strings (not
+ * `.sql` files) so they run unchanged from the sources (tsx) and from the compiled `dist/`, which
+ * `tsc` builds without copying other files. To add one: create `NNNN_name.ts` exporting
+ * `migration`, and append it here.
+ */
+import type { Migration } from './migration.js';
+import { migration as m0001 } from './0001_append_only_guard.js';
+import { migration as m0002 } from './0002_api_keys.js';
+import { migration as m0003 } from './0003_usage.js';
+import { migration as m0004 } from './0004_job_access_audit.js';
+import { migration as m0005 } from './0005_consent_audit.js';
+import { migration as m0006 } from './0006_server_secrets.js';
+import { migration as m0007 } from './0007_jobs.js';
+import { migration as m0008 } from './0008_slo_requests.js';
+
+export type { Migration } from './migration.js';
+
+/** The migrations of this code version, ascending. */
+export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008];
