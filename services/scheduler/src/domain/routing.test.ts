@@ -26,7 +26,14 @@ function entry(nodeId: string, secondsPerChar: number, capacity: number, engines
 
 const view = (e: NodeEntry, slots: number[], foreignSeconds = 0): SlotView => ({ entry: e, slots: [...slots], foreignSeconds });
 let jobs = 0;
-const job = (characters: number, voice = 'flite:v', excludeNodeIds: string[] = [], jobId = `j${++jobs}`): JobRouteRequest => ({ jobId, voice, engine: '', characters, excludeNodeIds });
+const job = (characters: number, voice = 'flite:v', excludeNodeIds: string[] = [], jobId = `j${++jobs}`, priority = 1): JobRouteRequest => ({
+  jobId,
+  priority,
+  voice,
+  engine: '',
+  characters,
+  excludeNodeIds,
+});
 const ids = (plan: (NodeEntry | undefined)[]): (string | undefined)[] => plan.map((e) => e?.status.nodeId);
 
 // Three nodes of two slots each; "slow" takes three times as long per character.
@@ -98,6 +105,17 @@ describe('job placement', () => {
     const policy = createPlacementPolicy('least-loaded-all');
     assert.deepEqual(ids(policy.plan([job(100, 'flite:v', ['fast-a'])], [view(fastA, [0, 0]), view(slow, [0, 0])])), ['slow']);
     assert.deepEqual(ids(policy.plan([job(100, 'flite:v', ['fast-a'])], [view(fastA, [0, 0])])), ['fast-a'], 'the only node is used again');
+  });
+
+  it('starts no less urgent job while a more urgent one waits for a faster node', () => {
+    const policy = createPlacementPolicy('least-loaded-all');
+    // fast-a frees up in 0.05 s; the slow node is idle. The urgent job waits for fast-a (0.15 s
+    // there against 0.3 s on the slow node); the less urgent job must not take the slow node first.
+    const nodes = [view(fastA, [0.05, 0.06]), view(slow, [0, 0])];
+    assert.deepEqual(ids(policy.plan([job(100, 'flite:v', [], 'urgent', 0), job(100, 'flite:v', [], 'later', 2)], nodes)), [undefined, undefined]);
+    const same = [view(fastA, [0.05, 0.06]), view(slow, [0, 0])];
+    const plan = policy.plan([job(100, 'flite:v', [], 'a', 1), ...Array.from({ length: 4 }, () => job(100))], same);
+    assert.ok(plan.includes(slow), 'jobs of the same priority may still use the slow node');
   });
 
   it('counts foreign (synchronous) work on a node', () => {

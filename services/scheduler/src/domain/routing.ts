@@ -112,6 +112,8 @@ export interface SlotView {
 /** A job to place, as routing sees it. */
 export interface JobRouteRequest extends RouteRequest {
   readonly jobId: string;
+  /** Queue priority, 0 = most urgent. */
+  readonly priority: number;
 }
 
 /** For each job in order: the node to dispatch it to now, or undefined (it waits in the queue). */
@@ -143,8 +145,9 @@ function nextFree(v: SlotView): number {
  *   loaded are preferred. A job goes now to a node with a free slot unless a busy node would
  *   still finish it sooner, in which case it reserves that node's next slot and waits in the
  *   queue; the jobs behind it see the reservation, so a slow idle node takes work only once the
- *   backlog makes it worthwhile. least-loaded considers two random candidates among the nodes
- *   with a free slot (power of two choices); least-loaded-all considers them all.
+ *   backlog makes it worthwhile. Priority comes first: while a job waits for a node, no less
+ *   urgent job starts. least-loaded considers two random candidates among the nodes with a free
+ *   slot (power of two choices); least-loaded-all considers them all.
  * round-robin: each job is assigned to the next node in turn, ignoring load, and waits in the
  *   queue for a slot of that node (as a node's own queue would hold it): the load-oblivious
  *   baseline of the comparison.
@@ -178,6 +181,8 @@ export function createPlacementPolicy(name: RoutingPolicyName, random: () => num
   }
   return {
     plan(jobs, nodes) {
+      // Most urgent priority among the jobs that wait: a less urgent job does not start before it.
+      let waiting = Number.POSITIVE_INFINITY;
       return jobs.map((req) => {
         const usable = usableFor(nodes, req);
         if (usable.length === 0) return undefined;
@@ -196,11 +201,12 @@ export function createPlacementPolicy(name: RoutingPolicyName, random: () => num
         for (const v of considered) if (finish(v) < finish(best)) best = v;
         const f = finish(best);
         const slot = nextFree(best);
-        if (best.slots[slot] === 0) {
+        if (best.slots[slot] === 0 && req.priority <= waiting) {
           best.slots[slot] = cost(best.entry, req.characters);
           return best.entry;
         }
         best.slots[slot] = f; // reserved: the job waits for this slot
+        waiting = Math.min(waiting, req.priority);
         return undefined;
       });
     },

@@ -188,7 +188,7 @@ export class Dispatcher {
    */
   async startNow(job: NewJob, record: (nodeId: string) => Promise<JobRecord>): Promise<JobRecord | undefined> {
     if (this.stopped || !this.queueDrained || this.held.length > 0) return undefined;
-    const req: JobRouteRequest = { jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.spec.text.length, excludeNodeIds: [] };
+    const req: JobRouteRequest = { jobId: job.jobId, priority: job.priority, voice: job.spec.voice, engine: job.spec.engine, characters: job.spec.text.length, excludeNodeIds: [] };
     const [node] = this.o.policy.plan([req], this.views(this.o.membership.ready()));
     if (!node) return undefined;
     const run = this.newRun(undefined, job.jobId, node, req.characters);
@@ -303,7 +303,14 @@ export class Dispatcher {
   }
 
   private routeOf(h: Held): JobRouteRequest {
-    return { jobId: h.job.jobId, voice: h.job.voice, engine: h.job.engine, characters: h.job.characters, excludeNodeIds: [...(this.excluded.get(h.job.jobId) ?? [])] };
+    return {
+      jobId: h.job.jobId,
+      priority: h.entry.priority,
+      voice: h.job.voice,
+      engine: h.job.engine,
+      characters: h.job.characters,
+      excludeNodeIds: [...(this.excluded.get(h.job.jobId) ?? [])],
+    };
   }
 
   /** Slot views of the ready nodes from what runs where now. */
