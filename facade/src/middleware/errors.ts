@@ -122,6 +122,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const problem: Problem = known ?? { code: 'INTERNAL_ERROR', message: ERROR_CATALOGUE.INTERNAL_ERROR.message, issues: [], retryAfterSec: undefined };
     setErrorCode(res, problem.code);
     const traceId = traceIdOf(res);
+    if (problem.code === 'TTS_CANCELLED' && (req.socket.destroyed || res.destroyed)) {
+      // The client went away: nobody is left to answer.
+      res.destroy();
+      return;
+    }
     if (res.headersSent) {
       // Audio was already streaming: the only honest signal left is to cut the response.
       logger.warn('error after response started', { request_id: requestId, code: problem.code });

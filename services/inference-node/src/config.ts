@@ -56,8 +56,8 @@ export interface NodeConfig {
   /**
    * onnxruntime threads per operator of each piper session (0 = one per core). On CPU, one thread
    * per session with several batches at once (`piperConcurrentBatches`) served 1.3 to 2.5 times
-   * the requests of one batch on every core at concurrency 16, for about 40% more latency of a
-   * lone request (bench/README.md). @default 1 (TTS_PIPER_INTRA_OP_THREADS)
+   * the requests of one batch on every core at concurrency 16 in most runs, for more latency of a
+   * lone request on an idle machine (bench/README.md). @default 1 (TTS_PIPER_INTRA_OP_THREADS)
    */
   readonly piperIntraOpThreads: number;
   /** onnxruntime graph optimization level of piper sessions. @default "all" (TTS_PIPER_GRAPH_OPT) */
