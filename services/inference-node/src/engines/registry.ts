@@ -5,33 +5,25 @@
 import { TtsError } from '../../../common/src/errors/tts-error.js';
 import type { Logger } from '../../../common/src/logging/logger.js';
 import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
-import type { GraphOptimizationLevel } from './piper/index.js';
+import type { NodeConfig } from '../config.js';
 
-/** Settings the engine factories read. */
-export interface EngineSettings {
-  /** flite worker threads. */
-  readonly fliteWorkers: number;
-  /** festival server processes. */
-  readonly festivalProcesses: number;
-  /** Directories searched for ONNX voices (piper), in priority order. */
-  readonly modelDirs: readonly string[];
-  /** piper: execution providers tried in order ("cuda", "cpu", ...). */
-  readonly piperProviders: readonly string[];
-  /** piper: onnxruntime threads per operator; 0 = one per core. */
-  readonly piperIntraOpThreads: number;
-  /** piper: onnxruntime graph optimization level. */
-  readonly piperGraphOptimization: GraphOptimizationLevel;
-  /** piper: largest batch per session call. */
-  readonly piperMaxBatchSize: number;
-  /** piper: longest wait of a batch for company, ms. */
-  readonly piperMaxQueueDelayMs: number;
-  /** piper: sentences allowed to wait in the batcher. */
-  readonly piperMaxQueue: number;
-  /** piper: batches running at once (one worker thread each). */
-  readonly piperConcurrentBatches: number;
+/** Settings the engine factories read: the engine fields of the node configuration (documented there). */
+export type EngineSettings = Pick<
+  NodeConfig,
+  | 'fliteWorkers'
+  | 'festivalProcesses'
+  | 'modelDirs'
+  | 'piperProviders'
+  | 'piperIntraOpThreads'
+  | 'piperGraphOptimization'
+  | 'piperMaxBatchSize'
+  | 'piperMaxQueueDelayMs'
+  | 'piperMaxQueue'
+  | 'piperConcurrentBatches'
+> & {
   /** Where engines report load problems (e.g. a skipped execution provider). */
   readonly logger?: Logger;
-}
+};
 
 /**
  * Builds an engine from settings. The factory table below is the registry's only coupling to
