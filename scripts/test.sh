@@ -15,6 +15,6 @@ npx tsc -p tsconfig.json --noEmit
 echo "== lint"
 npx eslint --max-warnings=0 .
 
-mapfile -t files < <(find services facade tests -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+mapfile -t files < <(find services facade tests scripts -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 echo "== tests (${#files[@]} files)"
 exec node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
