@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec npm start
+# exec the launcher itself (not through npm) so SIGINT/SIGTERM reach it directly.
+exec node dist/services/launcher/src/main.js
