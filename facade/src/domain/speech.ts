@@ -8,6 +8,7 @@ import type { SynthesisMetrics, SynthesizeRequest } from '../../../gen/tts/v1/sy
 import type { AudioFormat } from '../../../services/common/src/audio/index.js';
 import { encodingOf } from '../../../services/common/src/grpc/encoding.js';
 import type { JobSpec } from '../../../gen/tts/v1/scheduler.js';
+import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import type { ClusterView } from './cluster.js';
 import type { SynthesisStream } from './synthesis.js';
 import { resolveClientVoice } from './voices.js';
@@ -131,5 +132,39 @@ export function jobSpecOf(p: SpeechParams, mode: string, consentConfirmed: boole
     consentConfirmed,
     instructions: p.instructions,
     rawText: p.rawText,
+  };
+}
+
+/** The speech fields of a request (TtsRequest JSON, or the web job form). */
+export interface SpeechFields {
+  readonly text: string;
+  readonly voice?: string | undefined;
+  readonly engine?: string | undefined;
+  readonly format?: AudioFormat | undefined;
+  readonly speed?: number | undefined;
+  readonly sampleRate?: number | undefined;
+  readonly language?: string | undefined;
+  readonly normalize?: boolean | undefined;
+}
+
+/**
+ * The speech parameters of a request: refuses empty text (TTS_TEXT_EMPTY, 422), resolves the voice
+ * name and applies the documented defaults.
+ */
+export async function speechParamsFor(cluster: ClusterView, defaultVoice: string, requestId: string, tenantId: string, f: SpeechFields): Promise<SpeechParams> {
+  if (f.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'text is empty or only white space.', { loc: ['body', 'text'] });
+  const engine = f.engine ?? '';
+  return {
+    requestId,
+    tenantId,
+    text: f.text,
+    voice: await platformVoice(cluster, f.voice ?? '', engine, defaultVoice),
+    engine,
+    speed: f.speed ?? 1,
+    format: f.format ?? 'wav',
+    sampleRate: f.sampleRate ?? 0,
+    language: f.language ?? '',
+    rawText: f.normalize === false,
+    instructions: '',
   };
 }

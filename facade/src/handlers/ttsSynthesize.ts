@@ -1,6 +1,5 @@
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import type { AudioFormat } from '../../../services/common/src/audio/index.js';
-import { platformVoice, setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
+import { setVoiceHeaders, speechParamsFor, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';
 import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';
@@ -24,23 +23,11 @@ const FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', spe
 /** POST /api/tts: whole-file synthesis. */
 export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestId, signal }) => {
   const body = req.body as TtsBody;
-  if (body.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'text is empty or only white space.', { loc: ['body', 'text'] });
-  const engine = body.engine ?? '';
-  const voice = await platformVoice(deps.cluster, body.voice ?? '', engine, deps.config.defaultVoice);
   const caller = callerOf(res);
-  const request = synthesizeRequestOf({
-    requestId,
-    tenantId: caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '',
-    text: body.text,
-    voice,
-    engine,
-    speed: body.speed ?? 1,
-    format: body.format ?? 'wav',
-    sampleRate: body.sample_rate ?? 0,
-    language: body.language ?? '',
-    rawText: body.normalize === false,
-    instructions: '',
-  });
+  const tenantId = caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '';
+  const request = synthesizeRequestOf(
+    await speechParamsFor(deps.cluster, deps.config.defaultVoice, requestId, tenantId, { ...body, sampleRate: body.sample_rate }),
+  );
   const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode: body.mode ?? 'auto', consentConfirmed: body.consent_confirmed ?? null };
   await deps.metering.run(res, caller, metered, async () => {
     const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
