@@ -8,9 +8,11 @@
  * requests/s at concurrency 1/8/32; first streamed chunk of a paragraph through /v1/audio/speech.
  * Writes bench/results/foundation.json.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import postgres from 'postgres';
 import { AudioEncoding } from '../gen/tts/v1/synthesis.js';
 import { callUnary, closeAllClients, schedulerClient, synthesizerClient } from '../services/common/src/grpc/clients.js';
 import { setLogSink } from '../services/common/src/logging/logger.js';
@@ -18,7 +20,7 @@ import { prepareText } from '../services/common/src/text/index.js';
 import { planSynthesis, synthesizeStreaming, synthesizeWhole, type SynthesisJob } from '../services/inference-node/src/domain/pipeline.js';
 import { fliteDirectSynthesize } from '../services/inference-node/src/engines/flite/index.js';
 import { start as startNode } from '../services/inference-node/src/index.js';
-import { launchPlatform, post, postFirstByte, serverTiming } from './platform.js';
+import { launchPlatform, post, postFirstByte, serverTiming, type LaunchedPlatform } from './platform.js';
 import { load, r, summary } from './support.js';
 
 setLogSink(() => undefined);
@@ -84,16 +86,15 @@ const out: Record<string, unknown> = {
 }
 
 // ---- the real platform, separate processes ----
-{
-  const p = await launchPlatform({ TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '2' });
+
+/** Facade + gRPC overhead on a launched platform: REST and gRPC straight to the node, interleaved. */
+async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unknown>> {
   const scheduler = schedulerClient(p.schedulerAddress);
   const nodes = await callUnary(scheduler.listNodes.bind(scheduler), {});
-  const nodeAddress = nodes.nodes[0]!.status!.address;
-  const client = synthesizerClient(nodeAddress);
+  const client = synthesizerClient(nodes.nodes[0]!.status!.address);
   const grpcReq = { requestId: 'bench', text: SHORT, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, tenantId: '', language: '', instructions: '', rawText: false };
-
   const N = Number(process.env['BENCH_OVERHEAD_N'] ?? 300);
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 50; i++) {
     await post(p, '/api/tts', { text: SHORT, voice: 'flite:slt' });
     await callUnary(client.synthesize.bind(client), grpcReq);
   }
@@ -113,14 +114,19 @@ const out: Record<string, unknown> = {
     grpc.push(grpcMs);
     grpcOver.push(grpcMs - (g.metrics?.nodeMs ?? Number.NaN));
   }
-  out['overhead_ms'] = {
-    note: 'client latency minus node-side wall time (Server-Timing node / metrics.node_ms); flite:slt, "Hello world.", WAV',
+  return {
+    note: 'client latency minus node-side wall time (Server-Timing node / metrics.node_ms); flite:slt, "Hello world.", WAV; 40 API keys in turn',
     rest_latency: { p50: r(summary(rest).p50), p99: r(summary(rest).p99) },
-    rest_overhead: { p50: r(summary(restOver).p50), p99: r(summary(restOver).p99) },
+    rest_overhead: { p50: r(summary(restOver).p50), p95: r(summary(restOver).p95), p99: r(summary(restOver).p99) },
     grpc_direct_latency: { p50: r(summary(grpc).p50), p99: r(summary(grpc).p99) },
-    grpc_direct_overhead: { p50: r(summary(grpcOver).p50), p99: r(summary(grpcOver).p99) },
+    grpc_direct_overhead: { p50: r(summary(grpcOver).p50), p95: r(summary(grpcOver).p95), p99: r(summary(grpcOver).p99) },
     facade_added_p50: r(summary(restOver).p50 - summary(grpcOver).p50),
   };
+}
+
+{
+  const p = await launchPlatform({ TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '2' });
+  out['overhead_ms'] = await measureOverhead(p);
 
   const throughput: Record<string, unknown>[] = [];
   for (const voice of ['flite:slt', 'festival:slt']) {
@@ -137,19 +143,45 @@ const out: Record<string, unknown> = {
   out['throughput'] = throughput;
 
   const ttfa: Record<string, unknown>[] = [];
+  const ttfaReps = Number(process.env['BENCH_TTFA_REPS'] ?? 15);
   for (const voice of ['festival:slt', 'flite:slt', 'espeak:en-us']) {
+    // The first request after start-up is reported apart from the warm figures.
+    const cold = await postFirstByte(p, '/v1/audio/speech', { model: 'tts-1', input: PARAGRAPH, voice, response_format: 'pcm' });
+    await postFirstByte(p, '/v1/audio/speech', { model: 'tts-1', input: PARAGRAPH, voice, response_format: 'pcm' });
     const firsts: number[] = [];
     const totals: number[] = [];
-    for (let i = 0; i < REPS; i++) {
+    for (let i = 0; i < ttfaReps; i++) {
       const x = await postFirstByte(p, '/v1/audio/speech', { model: 'tts-1', input: PARAGRAPH, voice, response_format: 'pcm' });
       firsts.push(x.firstMs);
       totals.push(x.totalMs);
     }
-    ttfa.push({ voice, first_chunk_ms_p50: r(summary(firsts).p50, 1), first_chunk_ms_max: r(Math.max(...firsts), 1), whole_paragraph_ms_p50: r(summary(totals).p50, 1) });
+    ttfa.push({
+      voice,
+      requests: ttfaReps,
+      first_chunk_ms_p50: r(summary(firsts).p50, 1),
+      first_chunk_ms_p95: r(summary(firsts).p95, 1),
+      first_chunk_ms_max: r(Math.max(...firsts), 1),
+      first_request_first_chunk_ms: r(cold.firstMs, 1),
+      whole_paragraph_ms_p50: r(summary(totals).p50, 1),
+    });
   }
   out['stream_first_chunk_rest'] = ttfa;
   closeAllClients();
   await p.stop();
+}
+
+// The same overhead with the facade on PostgreSQL and Redis (how a multi-replica deployment runs).
+const databaseUrl = process.env['BENCH_DATABASE_URL'] ?? process.env['TEST_DATABASE_URL'];
+const redisUrl = process.env['BENCH_REDIS_URL'] ?? process.env['TEST_REDIS_URL'];
+if (databaseUrl !== undefined && redisUrl !== undefined) {
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const p = await launchPlatform({ TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '1', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, TTS_DB_SCHEMA: schema, TTS_KV_PREFIX: schema });
+  out['overhead_ms_postgres_redis'] = await measureOverhead(p);
+  closeAllClients();
+  await p.stop();
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+  await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await sql.end();
 }
 
 out['loadavg_end'] = loadavg().map((x) => r(x));

@@ -3,7 +3,7 @@
  * process with the OpenTelemetry SDK started (spans kept in memory, Prometheus on a free port):
  * the SSE log stream read by a real streaming client (tail, a live line, heartbeats, bounds); the
  * request id and trace id in every log line and error body of a request; one trace through the
- * facade, the scheduler and the node; the audio pipeline events; system info; the cleanup of old
+ * facade and the node; the audio pipeline events; system info; the cleanup of old
  * artifacts and SLI rows (and only those); the administrator-only access of these operations.
  */
 import assert from 'node:assert/strict';
@@ -141,7 +141,7 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
     assert.ok(!none.includes('data:'));
   });
 
-  test('request id and trace id: in the error body, X-Trace-Id and every log line of the request; one trace across facade, scheduler, node', async () => {
+  test('request id and trace id: in the error body, X-Trace-Id and every log line of the request; one trace across facade and node', async () => {
     const res = await p.post('/api/tts', { text: '... !!! ...', voice: 'flite:slt' }, { 'x-request-id': 'logs-err-1' });
     assert.equal(res.status, 422);
     const body = (await res.json()) as { request_id: string; trace_id: string };
@@ -158,12 +158,13 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
     const traceId = ok.headers.get('x-trace-id')!;
     await waitFor(() => spans.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === 'POST /api/tts'), 5000, 'spans');
     const names = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId).map((s) => s.name);
-    for (const name of ['POST /api/tts', 'tts.v1.Scheduler/PickNode', 'tts.v1.Synthesizer/Synthesize', 'tts.queue_wait', 'tts.inference', 'tts.encode']) {
+    for (const name of ['POST /api/tts', 'tts.v1.Synthesizer/Synthesize', 'tts.queue_wait', 'tts.inference', 'tts.encode']) {
       assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
     }
-    // Client and server spans of each gRPC call: the scheduler's and the node's server spans joined the trace.
-    assert.equal(names.filter((n) => n === 'tts.v1.Scheduler/PickNode').length, 2);
+    // Client and server spans of the node call: the node's server span joined the trace.
     assert.equal(names.filter((n) => n === 'tts.v1.Synthesizer/Synthesize').length, 2);
+    // The facade routes from its own view of the nodes (lookaside): no scheduler call in the request.
+    assert.ok(!names.some((n) => n.startsWith('tts.v1.Scheduler/')), names.join(', '));
   });
 
   test('GET /api/debug/audio-logs: recent pipeline events with engine, voice, durations, batch and RTF', async () => {

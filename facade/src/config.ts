@@ -1,7 +1,8 @@
 /**
  * Facade configuration, read once from the environment and frozen.
  */
-import { envBool, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
+import { envBool, envEnum, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
+import { ROUTING_POLICIES, type RoutingPolicyName } from '../../services/common/src/routing/index.js';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
@@ -31,6 +32,10 @@ export interface FacadeConfig {
   readonly validateResponses: boolean;
   /** Retries of a synchronous synthesis on another node after a retryable failure. @default 1 (TTS_SYNTH_RETRIES) */
   readonly synthRetries: number;
+  /** How the facade picks the node of a synchronous synthesis; the scheduler's variable, so both agree. @default "least-loaded" (SCHEDULER_ROUTING) */
+  readonly routing: RoutingPolicyName;
+  /** How often the facade refreshes its routing view of the nodes from the scheduler (ListNodes), ms. @default 250 (TTS_ROUTING_REFRESH_MS) */
+  readonly routingRefreshMs: number;
   /** Credentials accepted by caller operations. @default "api_key_or_challenge" (TTS_AUTH_MODE) */
   readonly authMode: AuthMode;
   /** Administrator key; unset in embedded mode = generated under DATA_DIR and printed once. (TTS_ADMIN_KEY) */
@@ -57,6 +62,15 @@ export interface FacadeConfig {
   readonly artifactRetentionHours: number;
   /** Minutes between automatic cleanup runs; 0 = only POST /api/system/cleanup/run. @default 60 (TTS_CLEANUP_INTERVAL_MIN) */
   readonly cleanupIntervalMinutes: number;
+  /** Longest a usage or consent record waits before it is written (batched, behind the response), ms. @default 200 (TTS_METERING_FLUSH_MS) */
+  readonly meteringFlushMs: number;
+  /**
+   * How long API key records and quota figures are reused before the database is read again, ms;
+   * 0 = every request. Changes made through this facade apply at once; other replicas see them
+   * after this long. @default 2000 with DATABASE_URL; 60000 embedded, where this facade is the
+   * database's only writer (TTS_IDENTITY_CACHE_MS)
+   */
+  readonly identityCacheMs: number;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -74,6 +88,8 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     redisUrl: envOptional(env, 'REDIS_URL'),
     validateResponses: envBool(env, 'TTS_VALIDATE_RESPONSES', false),
     synthRetries: envInt(env, 'TTS_SYNTH_RETRIES', 1, { min: 0, max: 5 }),
+    routing: envEnum(env, 'SCHEDULER_ROUTING', ROUTING_POLICIES, 'least-loaded'),
+    routingRefreshMs: envInt(env, 'TTS_ROUTING_REFRESH_MS', 250, { min: 10, max: 60_000 }),
     authMode: parseAuthMode(envOptional(env, 'TTS_AUTH_MODE')),
     adminKey: envOptional(env, 'TTS_ADMIN_KEY'),
     challengeSecret: envOptional(env, 'TTS_CHALLENGE_SECRET'),
@@ -87,5 +103,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     sloRetentionDays: envInt(env, 'TTS_SLO_RETENTION_DAYS', 10, { min: 1, max: 3650 }),
     artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),
     cleanupIntervalMinutes: envInt(env, 'TTS_CLEANUP_INTERVAL_MIN', 60, { min: 0, max: 7 * 24 * 60 }),
+    meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 200, { min: 1, max: 60_000 }),
+    identityCacheMs: envInt(env, 'TTS_IDENTITY_CACHE_MS', envOptional(env, 'DATABASE_URL') === undefined ? 60_000 : 2000, { min: 0, max: 600_000 }),
   });
 }

@@ -18,6 +18,7 @@ import { SynthesisGateway } from './domain/synthesis.js';
 import type { FacadeDeps } from './operation.js';
 import { CleanupService } from './domain/cleanup.js';
 import { LogStreamHub } from './domain/log-stream.js';
+import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
 import { SloRepository } from '../../services/common/src/data/index.js';
 
@@ -41,16 +42,18 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const overrides = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger'));
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
   const logger = options.logger ?? createLogger('facade');
-  const cluster = new ClusterView(config.schedulerAddress);
+  // One background ListNodes feeds both the routing of requests and the cluster view.
+  const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
+  const cluster = new ClusterView(router);
   const access = await openAccessServices(config, logger);
   const deps: FacadeDeps = {
     config,
-    gateway: new SynthesisGateway({ schedulerAddress: config.schedulerAddress, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
+    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
     access,
-    metering: new Metering(access, logger),
+    metering: new Metering(access),
     jobs: new JobsGateway(config.schedulerAddress),
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
@@ -70,6 +73,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       s.once('error', reject);
     });
   } catch (err) {
+    router.close();
     await access.close();
     throw err;
   }
@@ -77,7 +81,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   deps.cleanup.start();
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info('facade listening', { url: `http://${host}:${port}`, scheduler: config.schedulerAddress });
+  logger.info('facade listening', { url: `http://${host}:${port}`, scheduler: config.schedulerAddress, routing: config.routing });
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -98,6 +102,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
         // Log streams never end by themselves: end them so the server can close.
         deps.logStreams.closeAll();
       }).then(async () => {
+        router.close();
         await deps.metering.drain();
         await deps.cleanup.stop();
         await deps.slo.drain();

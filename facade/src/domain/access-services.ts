@@ -18,6 +18,7 @@ import {
   loadChallengeSecret,
   QuotaService,
   RateLimitService,
+  UsageRecorder,
   UsageService,
 } from '../identity/index.js';
 
@@ -54,7 +55,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
   }
   const apiKeyRepo = new ApiKeyRepository(database);
   const usageRepo = new UsageRepository(database);
-  const apiKeys = new ApiKeyService({ repository: apiKeyRepo });
+  const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: config.identityCacheMs });
   const challenge = new ChallengeService({
     secret: await loadChallengeSecret({ envValue: config.challengeSecret, secrets: new SecretRepository(database) }),
     kv,
@@ -66,7 +67,10 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
     process.stdout.write(`\nAdministrator key (shown once; stored in ${admin.path ?? join(config.dataDir, 'admin-key')}): ${admin.key}\n\n`);
   }
   logger.info('identity ready', { database: database.kind, kv: kv.backend.kind, admin_key: admin.source, auth_mode: config.authMode });
-  const quotas = new QuotaService({ usage: usageRepo });
+  // Usage and consent records are written behind the response, in batches; quota figures are
+  // cached per key and kept current with this replica's requests (identity/quotas.ts).
+  const recorder = new UsageRecorder(usageRepo, logger, { flushMs: config.meteringFlushMs });
+  const quotas = new QuotaService({ usage: usageRepo, pending: recorder, cacheTtlMs: config.identityCacheMs });
   return {
     database,
     kv,
@@ -76,8 +80,8 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
     challenge,
     rateLimits: new RateLimitService(kv.rateLimiter),
     quotas,
-    usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas }),
-    audits: new AuditService(new AuditRepository(database)),
+    usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder }),
+    audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs }),
     async close() {
       await kv.close();
       await database.close();

@@ -1,10 +1,19 @@
 /**
- * The facade's view of the cluster: ready nodes and their engines and voices, fetched from the
- * scheduler and the nodes over gRPC and cached briefly.
+ * The facade's view of the cluster: ready nodes and their engines and voices, from the scheduler's
+ * node list (shared with the routing view) and the nodes over gRPC, cached briefly.
  */
+import type { NodeView } from '../../../gen/tts/v1/scheduler.js';
 import { NodeState, type NodeStatusReport, type Voice } from '../../../gen/tts/v1/synthesis.js';
-import { callUnary, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { callUnary, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
+
+/** Where the scheduler's node list comes from: the NodeRouter, whose background ListNodes it shares. */
+export interface NodeListSource {
+  /** The node list, at most `maxAgeMs` old; throws TTS_NO_NODE_AVAILABLE when the scheduler is unreachable. */
+  listNodes(maxAgeMs: number): Promise<readonly NodeView[]>;
+}
+
+/** Oldest node list a snapshot is built from, ms: the scheduler's reachability shows within it. */
+const NODE_LIST_MAX_AGE_MS = 1000;
 
 /** A snapshot of the cluster. */
 export interface ClusterSnapshot {
@@ -21,7 +30,7 @@ export class ClusterView {
   private cached: ClusterSnapshot | undefined;
   private pending: Promise<ClusterSnapshot> | undefined;
 
-  constructor(private readonly schedulerAddress: string, private readonly ttlMs = 2000) {}
+  constructor(private readonly source: NodeListSource, private readonly ttlMs = 2000) {}
 
   /** The current snapshot (cached for ttlMs). Throws TTS_NO_NODE_AVAILABLE when the scheduler is unreachable. */
   async snapshot(): Promise<ClusterSnapshot> {
@@ -38,13 +47,7 @@ export class ClusterView {
   }
 
   private async fetch(): Promise<ClusterSnapshot> {
-    const scheduler = schedulerClient(this.schedulerAddress);
-    let views;
-    try {
-      views = (await callUnary(scheduler.listNodes.bind(scheduler), {}, { timeoutMs: 2000 })).nodes;
-    } catch (err) {
-      throw new TtsError('TTS_NO_NODE_AVAILABLE', 'The scheduler is unreachable.', { retryAfterSec: 2, cause: err });
-    }
+    const views = await this.source.listNodes(NODE_LIST_MAX_AGE_MS);
     const nodes = views.flatMap((v) => (v.status ? [v.status] : []));
     const ready = views.filter((v) => v.healthy && v.status?.state === NodeState.NODE_STATE_READY).flatMap((v) => (v.status ? [v.status] : []));
     const voices = new Map<string, Voice>();

@@ -1,14 +1,14 @@
 /**
  * Metering of every request that reaches synthesis: before it, the caller's tier text length and
  * quota are checked (the stage goes back in X-Quota-Stage); after it, whatever happened, a usage
- * event and a consent-audit record are written. The writes happen off the response path and are
- * tracked so shutdown waits for them.
+ * event and a consent-audit record are recorded. Both are written behind the response, in batches
+ * (identity/usage-recorder.ts, identity/audits.ts); `drain()` writes them (shutdown, tests). The
+ * quota figures are cached per key and include this replica's records not yet written.
  */
 import { performance } from 'node:perf_hooks';
 import type { Response } from 'express';
 import { ERROR_CATALOGUE } from '../../../services/common/src/errors/catalogue.js';
 import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
 import { checkTextLength, QuotaExceededError, quotaHeaders, type QuotaStatus } from '../identity/index.js';
 import type { Caller } from '../middleware/access.js';
 import type { AccessServices } from './access-services.js';
@@ -27,9 +27,7 @@ export interface MeteredRequest {
 
 /** Meters synthesis requests. */
 export class Metering {
-  private readonly pending = new Set<Promise<void>>();
-
-  constructor(private readonly access: AccessServices, private readonly logger: Logger) {}
+  constructor(private readonly access: AccessServices) {}
 
   /**
    * Checks the caller's limits, runs `synthesize` (which returns the seconds of audio it
@@ -58,48 +56,39 @@ export class Metering {
       throw err;
     } finally {
       const code = failure === undefined ? null : failure instanceof TtsError ? failure.code : 'INTERNAL_ERROR';
-      this.track(
-        this.access.usage.record({
-          requestId: req.requestId,
-          keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
-          authMethod: caller.method,
-          endpoint: req.endpoint,
-          tier: caller.method === 'api_key' ? caller.key.tier.name : null,
-          characters: req.characters,
-          audioSeconds,
-          status: failure === undefined ? 'ok' : 'error',
-          httpStatus: code === null ? 200 : ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.http ?? 500,
-          errorCode: code,
-          latencyMs: performance.now() - started,
-          quotaStage: quota?.stage ?? null,
-        }),
-      );
+      this.access.usage.record({
+        requestId: req.requestId,
+        keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
+        authMethod: caller.method,
+        endpoint: req.endpoint,
+        tier: caller.method === 'api_key' ? caller.key.tier.name : null,
+        characters: req.characters,
+        audioSeconds,
+        status: failure === undefined ? 'ok' : 'error',
+        httpStatus: code === null ? 200 : ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.http ?? 500,
+        errorCode: code,
+        latencyMs: performance.now() - started,
+        quotaStage: quota?.stage ?? null,
+      });
       this.consent(caller, req, failure === undefined ? 'ok' : 'error', failure);
     }
   }
 
   private consent(caller: Caller, req: MeteredRequest, outcome: 'ok' | 'refused' | 'error', err: unknown): void {
-    this.track(
-      this.access.audits.recordConsent({
-        requestId: req.requestId,
-        endpoint: req.endpoint,
-        mode: req.mode,
-        authMethod: caller.method,
-        keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
-        consentConfirmed: req.consentConfirmed,
-        outcome,
-        errorCode: err === undefined ? null : err instanceof TtsError ? err.code : 'INTERNAL_ERROR',
-      }),
-    );
+    this.access.audits.recordConsent({
+      requestId: req.requestId,
+      endpoint: req.endpoint,
+      mode: req.mode,
+      authMethod: caller.method,
+      keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
+      consentConfirmed: req.consentConfirmed,
+      outcome,
+      errorCode: err === undefined ? null : err instanceof TtsError ? err.code : 'INTERNAL_ERROR',
+    });
   }
 
-  private track(write: Promise<void>): void {
-    const p = write.catch((err: unknown) => this.logger.error('metering write failed', { err })).finally(() => this.pending.delete(p));
-    this.pending.add(p);
-  }
-
-  /** Waits for every write in flight (shutdown and tests). */
+  /** Writes every buffered usage event and consent record and waits (shutdown, tests). */
   async drain(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    await Promise.all([this.access.usage.drain(), this.access.audits.drain()]);
   }
 }

@@ -1,16 +1,17 @@
 /**
- * The facade's only way to synthesis: ask the scheduler which node should run the request
- * (PickNode, by load), then call that node's Synthesizer over gRPC. A retryable failure before any
- * audio reached the client is retried once on another node. Field paths in node errors are
- * translated to the caller's body field names.
+ * The facade's only way to synthesis: pick the node locally from the routing view (NodeRouter,
+ * lookaside load balancing by load; no scheduler call per request), then call that node's
+ * Synthesizer over gRPC. A retryable failure before any audio reached the client is retried once on
+ * another node, and asks the router to refresh its view. Field paths in node errors are translated
+ * to the caller's body field names.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import type { PickNodeResponse } from '../../../gen/tts/v1/scheduler.js';
 import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '../../../gen/tts/v1/synthesis.js';
 import type { ErrorCode } from '../../../services/common/src/errors/catalogue.js';
 import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { callUnary, deadlineIn, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
+import { callUnary, deadlineIn, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
 import { fromServiceError } from '../../../services/common/src/grpc/errors.js';
+import type { NodeRouter, RoutedNode } from './node-router.js';
 
 /** Maps SynthesizeRequest field names to the caller's body field names (e.g. text -> input). */
 export type FieldNames = Readonly<Partial<Record<keyof SynthesizeRequest | 'encoding', string>>>;
@@ -33,7 +34,8 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 /** Options of the gateway. */
 export interface SynthesisGatewayOptions {
-  readonly schedulerAddress: string;
+  /** Chooses the node of each request. */
+  readonly router: NodeRouter;
   /** Deadline of one synthesis call, ms. */
   readonly timeoutMs: number;
   /** Extra attempts on another node after a retryable failure. */
@@ -43,23 +45,6 @@ export interface SynthesisGatewayOptions {
 /** Routes synthesis requests to inference nodes. */
 export class SynthesisGateway {
   constructor(private readonly options: SynthesisGatewayOptions) {}
-
-  /** Asks the scheduler for a node. */
-  async pick(req: SynthesizeRequest, exclude: readonly string[]): Promise<PickNodeResponse> {
-    const scheduler = schedulerClient(this.options.schedulerAddress);
-    try {
-      return await callUnary(
-        scheduler.pickNode.bind(scheduler),
-        { voice: req.voice, engine: req.engine, characters: req.text.length, tenantId: req.tenantId, excludeNodeIds: [...exclude] },
-        { timeoutMs: 2000 },
-      );
-    } catch (err) {
-      const e = fromServiceError(err);
-      // Transport failure to the scheduler itself.
-      if (e.code === 'INTERNAL_ERROR') throw new TtsError('TTS_NO_NODE_AVAILABLE', 'The scheduler is unreachable.', { retryAfterSec: 2 });
-      throw e;
-    }
-  }
 
   /** Whole-file synthesis. */
   async synthesize(req: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<{ response: SynthesizeResponse; nodeId: string }> {
@@ -113,13 +98,13 @@ export class SynthesisGateway {
     });
   }
 
-  private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: PickNodeResponse) => Promise<T>): Promise<T> {
+  private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: RoutedNode) => Promise<T>): Promise<T> {
     const exclude: string[] = [];
     let lastError: TtsError | undefined;
     for (let i = 0; ; i++) {
-      let node: PickNodeResponse;
+      let node: RoutedNode;
       try {
-        node = await this.pick(req, exclude);
+        node = await this.options.router.pick({ voice: req.voice, engine: req.engine, characters: req.text.length }, exclude);
       } catch (err) {
         // No other node to retry on: the client is better served by the original failure.
         throw lastError ?? translate(fromServiceError(err), fields);
@@ -128,6 +113,8 @@ export class SynthesisGateway {
         return await attempt(node);
       } catch (err) {
         const e = translate(fromServiceError(err), fields);
+        // The node is gone, draining, overloaded or failing: the view may be out of date.
+        if (RETRYABLE.has(e.code)) this.options.router.invalidate();
         if (i >= this.options.retries || !RETRYABLE.has(e.code)) throw e;
         lastError = e;
         exclude.push(node.nodeId);

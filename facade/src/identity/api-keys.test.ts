@@ -86,7 +86,17 @@ for (const backend of databaseBackends()) {
       await assert.rejects(admin.authenticate(apiKey), code('AUTH_KEY_DISABLED'));
       await other.authenticate(apiKey); // still cached on the other replica
       clock.now += 2001;
-      await assert.rejects(other.authenticate(apiKey), code('AUTH_KEY_DISABLED'));
+      await other.authenticate(apiKey); // stale: answered from the cache while it is read again
+      await new Promise((r) => setTimeout(r, 50));
+      await assert.rejects(other.authenticate(apiKey), code('AUTH_KEY_DISABLED'), 'after the background read');
+      const strict = new ApiKeyService({ repository: new ApiKeyRepository(await backend.open(t, db.schema)), cacheTtlMs: 2000, staleReuseMs: 0, now: () => clock.now });
+      await admin.update(record.keyId, { disabled: false });
+      await strict.authenticate(apiKey);
+      await admin.update(record.keyId, { disabled: true });
+      clock.now += 2001;
+      await assert.rejects(strict.authenticate(apiKey), code('AUTH_KEY_DISABLED'), 'without stale reuse: refused right after the TTL');
+      clock.now += 60_000;
+      await assert.rejects(other.authenticate(apiKey), code('AUTH_KEY_DISABLED'), 'long unused: read before answering');
       await admin.update(record.keyId, { disabled: false });
       assert.equal((await admin.authenticate(apiKey)).record.disabled, false);
       const wrong = `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}`;

@@ -95,6 +95,13 @@ export interface ApiKeyServiceOptions {
    * @default 2000
    */
   readonly cacheTtlMs?: number;
+  /**
+   * After the TTL, how long a cached key may still answer while one background read refreshes it
+   * (stale-while-revalidate), so a key in steady use never waits for the database. On other
+   * replicas an update then takes effect after the TTL plus that one read. 0 = always wait.
+   * @default 30000
+   */
+  readonly staleReuseMs?: number;
   /** Most keys cached at once. @default 10000 */
   readonly cacheMaxEntries?: number;
   /** Clock in milliseconds. @default Date.now */
@@ -131,13 +138,19 @@ function checkQuota(value: number | null | undefined, field: string): number | n
 export class ApiKeyService {
   private readonly repository: ApiKeyRepository;
   private readonly cacheTtlMs: number;
+  private readonly staleReuseMs: number;
   private readonly cacheMaxEntries: number;
   private readonly now: () => number;
   private readonly cache = new Map<string, CachedCredential>();
+  /** Keys being read from the database. */
+  private readonly reading = new Map<string, Promise<CachedCredential | undefined>>();
+  /** Bumped by every update, so a read that started before it does not cache the old record. */
+  private updates = 0;
 
   constructor(options: ApiKeyServiceOptions) {
     this.repository = options.repository;
     this.cacheTtlMs = options.cacheTtlMs ?? 2000;
+    this.staleReuseMs = this.cacheTtlMs > 0 ? (options.staleReuseMs ?? 30_000) : 0;
     this.cacheMaxEntries = options.cacheMaxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
   }
@@ -194,6 +207,7 @@ export class ApiKeyService {
           ...(monthlyCharQuota === undefined ? {} : { monthlyCharQuota }),
         })
       : null;
+    this.updates++;
     this.cache.delete(keyId);
     if (record === null) throw new TtsError('AUTH_KEY_NOT_FOUND', undefined, { loc: ['path', 'key_id'] });
     return record;
@@ -220,13 +234,33 @@ export class ApiKeyService {
     const now = this.now();
     const cached = this.cache.get(keyId);
     if (cached !== undefined && cached.expiresAt > now) return cached;
+    if (cached !== undefined && cached.expiresAt + this.staleReuseMs > now) {
+      // Stale but recent: answer now, refresh in the background (errors keep the stale entry).
+      void this.read(keyId).catch(() => undefined);
+      return cached;
+    }
+    return this.read(keyId);
+  }
+
+  /** Reads a key from the database into the cache; one read per key at a time. */
+  private read(keyId: string): Promise<CachedCredential | undefined> {
+    let pending = this.reading.get(keyId);
+    if (pending === undefined) {
+      pending = this.load(keyId).finally(() => this.reading.delete(keyId));
+      this.reading.set(keyId, pending);
+    }
+    return pending;
+  }
+
+  private async load(keyId: string): Promise<CachedCredential | undefined> {
+    const updates = this.updates;
     const found = await this.repository.findCredential(keyId);
     if (found === null) {
       this.cache.delete(keyId);
       return undefined;
     }
-    const entry: CachedCredential = { record: found.record, digest: Buffer.from(found.secretHash, 'hex'), expiresAt: now + this.cacheTtlMs };
-    if (this.cacheTtlMs > 0) {
+    const entry: CachedCredential = { record: found.record, digest: Buffer.from(found.secretHash, 'hex'), expiresAt: this.now() + this.cacheTtlMs };
+    if (this.cacheTtlMs > 0 && updates === this.updates) {
       this.cache.delete(keyId);
       if (this.cache.size >= this.cacheMaxEntries) {
         const oldest = this.cache.keys().next().value;

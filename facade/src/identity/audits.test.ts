@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { AuditRepository } from '../../../services/common/src/data/index.js';
 import { databaseBackends } from '../../../services/common/src/data/testing.js';
 import { TtsError } from '../../../services/common/src/index.js';
+import { createLogger } from '../../../services/common/src/logging/logger.js';
 import { AuditService } from './audits.js';
 import { consentAuditView, jobAccessAuditView } from './views.js';
 
@@ -13,7 +14,7 @@ for (const backend of databaseBackends()) {
     after(() => backend.close());
 
     it('records job accesses and filters them as the interface lists (only_denied, requester, owner)', async (t) => {
-      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      const audits = new AuditService(new AuditRepository(await backend.open(t)), createLogger('test'));
       const base = { requestId: 'r1', endpoint: 'GET /api/jobs/{job_id}', jobId: 'j1', requesterKind: 'api_key' as const, ownerKeyId: 'owner' };
       await audits.recordJobAccess({ ...base, requesterKeyId: 'owner', allowed: true, reason: 'owner' });
       await audits.recordJobAccess({ ...base, requesterKeyId: 'stranger', allowed: false, reason: 'not_owner' });
@@ -37,11 +38,13 @@ for (const backend of databaseBackends()) {
     });
 
     it('records consent outcomes and filters them (only_failures, mode, endpoint)', async (t) => {
-      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      const audits = new AuditService(new AuditRepository(await backend.open(t)), createLogger('test'));
       const base = { requestId: null, endpoint: 'POST /api/tts', authMethod: 'api_key', keyId: 'k' };
-      await audits.recordConsent({ ...base, mode: 'auto', consentConfirmed: true, outcome: 'ok', errorCode: null });
-      await audits.recordConsent({ ...base, mode: 'clone', consentConfirmed: false, outcome: 'refused', errorCode: 'VALIDATION_FAILED' });
-      await audits.recordConsent({ ...base, endpoint: 'POST /api/web/jobs/tts', mode: 'auto', authMethod: 'challenge', keyId: null, consentConfirmed: true, outcome: 'error', errorCode: 'TTS_ENGINE_FAILED' });
+      audits.recordConsent({ ...base, mode: 'auto', consentConfirmed: true, outcome: 'ok', errorCode: null });
+      audits.recordConsent({ ...base, mode: 'clone', consentConfirmed: false, outcome: 'refused', errorCode: 'VALIDATION_FAILED' });
+      audits.recordConsent({ ...base, endpoint: 'POST /api/web/jobs/tts', mode: 'auto', authMethod: 'challenge', keyId: null, consentConfirmed: true, outcome: 'error', errorCode: 'TTS_ENGINE_FAILED' });
+      assert.equal((await audits.consent({})).total, 0, 'consent records are written behind the caller');
+      await audits.drain();
       const failures = consentAuditView(await audits.consent({ only_failures: true }));
       assert.deepEqual((failures['records'] as Record<string, unknown>[]).map((r) => [r['outcome'], r['consent_confirmed'], r['mode']]), [
         ['error', true, 'auto'],
@@ -52,7 +55,7 @@ for (const backend of databaseBackends()) {
     });
 
     it('answers bad parameters with stable 422 codes', async (t) => {
-      const audits = new AuditService(new AuditRepository(await backend.open(t)));
+      const audits = new AuditService(new AuditRepository(await backend.open(t)), createLogger('test'));
       await assert.rejects(audits.jobAccess({ day_from: '2024-13-01' }), code('USAGE_DATE_INVALID', 'day_from'));
       await assert.rejects(audits.consent({ day_from: '2024-05-02', day_to: '2024-05-01' }), code('USAGE_DATE_RANGE_INVALID'));
       await assert.rejects(audits.jobAccess({ only_denied: 'maybe' }), code('VALIDATION_FAILED', 'only_denied'));

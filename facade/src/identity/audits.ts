@@ -3,14 +3,16 @@
  * denied) and the consent audit (every synthesis request: endpoint, mode, consent_confirmed,
  * outcome). Records are append-only; the reports filter as the interface lists.
  */
-import type {
-  AuditPage,
-  AuditRepository,
-  ConsentInput,
-  ConsentRecord,
-  JobAccessInput,
-  JobAccessRecord,
+import {
+  BatchWriter,
+  type AuditPage,
+  type AuditRepository,
+  type ConsentInput,
+  type ConsentRecord,
+  type JobAccessInput,
+  type JobAccessRecord,
 } from '../../../services/common/src/data/index.js';
+import type { Logger } from '../../../services/common/src/logging/logger.js';
 import { parseDayRange, parseFilter, parseFlag, parseLimit } from './report-query.js';
 
 /** Query of GET /api/usage/job-access-audit (raw or coerced values). */
@@ -45,16 +47,29 @@ export interface AuditReport<T> extends AuditPage<T> {
 
 /** Appends to and reads the audits. */
 export class AuditService {
-  constructor(private readonly repository: AuditRepository) {}
+  /** Consent records are written behind the response, in batches (one per synthesis request). */
+  private readonly consentWriter: BatchWriter<ConsentInput>;
+
+  constructor(private readonly repository: AuditRepository, logger: Logger, options: { readonly flushMs?: number } = {}) {
+    this.consentWriter = new BatchWriter<ConsentInput>({ name: 'consent records', write: (rows) => repository.recordConsentMany(rows), logger, ...options });
+  }
 
   /** Appends a job access record (call it for every read of a job's status or audio, allowed or not). */
   recordJobAccess(input: JobAccessInput): Promise<void> {
     return this.repository.recordJobAccess(input);
   }
 
-  /** Appends a consent record (call it once per synthesis request, whatever its outcome). */
-  recordConsent(input: ConsentInput): Promise<void> {
-    return this.repository.recordConsent(input);
+  /**
+   * Appends a consent record (call it once per synthesis request, whatever its outcome). It is
+   * stamped now and written within the flush interval; `drain()` waits for it.
+   */
+  recordConsent(input: ConsentInput): void {
+    this.consentWriter.record({ ...input, at: input.at ?? new Date() });
+  }
+
+  /** Writes every buffered consent record and waits (shutdown; tests before reading). */
+  drain(): Promise<void> {
+    return this.consentWriter.drain();
   }
 
   /** GET /api/usage/job-access-audit. Throws USAGE_DATE_INVALID, USAGE_DATE_RANGE_INVALID, VALIDATION_FAILED (422). */

@@ -53,6 +53,7 @@ export {
   quotaStage,
   utcPeriod,
   worseStage,
+  type PendingUsage,
   type QuotaPolicy,
   type QuotaServiceOptions,
   type QuotaStage,
@@ -73,6 +74,7 @@ export {
   type UsageSummaryQuery,
   type UsageSummaryReport,
 } from './usage.js';
+export { UsageRecorder, type UsageRecorderOptions } from './usage-recorder.js';
 export {
   apiKeyView,
   authConfigView,

@@ -5,6 +5,8 @@ import { databaseBackends } from '../../../services/common/src/data/testing.js';
 import { ApiKeyService } from './api-keys.js';
 import { QUOTA_STAGE_HEADER, QuotaExceededError, quotaHeaders, QuotaService, quotaStage, utcPeriod, worseStage } from './quotas.js';
 import { findTier } from './tiers.js';
+import { UsageRecorder } from './usage-recorder.js';
+import { createLogger } from '../../../services/common/src/logging/logger.js';
 
 describe('quota stages', () => {
   it('moves ok -> warning at 80 % -> soft_limit at 100 % -> hard_block beyond the 5 % grace', () => {
@@ -82,6 +84,66 @@ for (const backend of databaseBackends()) {
       const raised = await keys.update(record.keyId, { monthlyCharQuota: 50_000_000 });
       assert.equal((await quotas.check(raised, tier, 400_000)).monthly.stage, 'ok');
       assert.equal((await quotas.check(raised, tier, 300_000)).stage, 'ok');
+    });
+
+    it('with a cache and write-behind usage, counts every request of this replica exactly once', async (t) => {
+      const db = await backend.open(t);
+      let now = Date.UTC(2024, 4, 10, 18, 0, 0);
+      const repo = new UsageRepository(db);
+      const recorder = new UsageRecorder(repo, createLogger('test'), { flushMs: 60_000 });
+      const quotas = new QuotaService({ usage: repo, pending: recorder, cacheTtlMs: 2000, staleReuseMs: 0, now: () => now });
+      const { record } = await new ApiKeyService({ repository: new ApiKeyRepository(db) }).create({ name: 'c', tier: 'free', dailyCharQuota: 1000 });
+      const tier = findTier('free')!;
+      const used = async () => (await quotas.status(record, tier)).daily.used;
+      const at = () => new Date(now);
+
+      await repo.record(usageEvent(record.keyId, 100, at())); // already in the database
+      recorder.record(usageEvent(record.keyId, 10, at())); // buffered, not written
+      const reading = used();
+      recorder.record(usageEvent(record.keyId, 1, at())); // recorded while the figures are read
+      recorder.record(usageEvent(record.keyId, 5000, at(), 'error')); // failures never count
+      assert.equal(await reading, 111);
+      recorder.record(usageEvent(record.keyId, 20, at())); // after the read: added to the cached figures
+      assert.equal(await used(), 131);
+
+      await repo.record(usageEvent(record.keyId, 300, at())); // another replica's request
+      assert.equal(await used(), 131, 'cached figures are reused within the TTL');
+      await recorder.drain();
+      now += 2001;
+      assert.equal(await used(), 431, 'after the TTL: the database, with nothing counted twice');
+
+      recorder.record(usageEvent(record.keyId, 40, at()));
+      const flushing = recorder.drain(); // a write in flight while the figures are read again
+      now += 2001;
+      assert.equal(await used(), 471);
+      await flushing;
+      now += 2001;
+      assert.equal(await used(), 471);
+
+      now = Date.UTC(2024, 4, 11, 0, 0, 1); // a new UTC day: fresh daily figures, same month
+      const next = await quotas.status(record, tier);
+      assert.deepEqual([next.daily.used, next.monthly.used], [0, 471]);
+    });
+
+    it('after the TTL, answers from the cache while one background read brings other replicas usage', async (t) => {
+      const db = await backend.open(t);
+      let now = Date.UTC(2024, 4, 10, 18, 0, 0);
+      const repo = new UsageRepository(db);
+      const recorder = new UsageRecorder(repo, createLogger('test'), { flushMs: 60_000 });
+      const quotas = new QuotaService({ usage: repo, pending: recorder, cacheTtlMs: 2000, staleReuseMs: 30_000, now: () => now });
+      const { record } = await new ApiKeyService({ repository: new ApiKeyRepository(db) }).create({ name: 's', tier: 'free', dailyCharQuota: 1000 });
+      const tier = findTier('free')!;
+      const used = async () => (await quotas.status(record, tier)).daily.used;
+      assert.equal(await used(), 0);
+      await repo.record(usageEvent(record.keyId, 300, new Date(now))); // another replica
+      recorder.record(usageEvent(record.keyId, 7, new Date(now))); // this replica
+      now += 2001;
+      assert.equal(await used(), 7, 'stale figures answer at once (with this replica counted)');
+      await recorder.exclusive(async () => undefined); // the background read has finished
+      assert.equal(await used(), 307);
+      now += 40_000; // long unused: read before answering
+      await repo.record(usageEvent(record.keyId, 1, new Date(now)));
+      assert.equal(await used(), 308);
     });
   });
 }

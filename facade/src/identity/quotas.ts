@@ -7,8 +7,12 @@
  * - hard_block: beyond the grace: refused with QUOTA_EXCEEDED (429).
  * The key's stage is the worse of its two windows; it goes into the X-Quota-Stage header.
  * Concurrent requests of one key can overshoot by what they carry together; the grace absorbs it.
+ *
+ * With `cacheTtlMs` set, a key's figures are read from the database at most once per TTL and kept
+ * current with this replica's own successful requests as they are recorded (so on one replica
+ * they are exact); other replicas' usage shows up within the TTL plus their write interval.
  */
-import type { ApiKeyRecord, UsageRepository } from '../../../services/common/src/data/index.js';
+import type { ApiKeyRecord, CharactersUsed, UsageRepository } from '../../../services/common/src/data/index.js';
 import { TtsError } from '../../../services/common/src/index.js';
 import type { Tier } from './tiers.js';
 
@@ -111,30 +115,68 @@ export function utcPeriod(nowMs: number): UtcPeriod {
   };
 }
 
+/**
+ * Usage recorded on this replica that the database may not hold yet (a write-behind buffer).
+ * Inside `exclusive`, no write is in flight: each event is either committed or buffered.
+ */
+export interface PendingUsage {
+  exclusive<R>(fn: () => Promise<R>): Promise<R>;
+  /** Successful characters of the key still buffered, on `day` and from `monthStart` through `day`. */
+  bufferedCharacters(keyId: string, day: string, monthStart: string): CharactersUsed;
+  /** Calls `fn` for each successful request of an API key as it is recorded. */
+  onRecorded(fn: (keyId: string, characters: number, at: Date) => void): void;
+}
+
 /** Options of `QuotaService`. */
 export interface QuotaServiceOptions {
   readonly usage: UsageRepository;
+  /** Usage not yet written; without it every check reads the database only. */
+  readonly pending?: PendingUsage;
+  /** How long a key's figures are reused before the database is read again, ms; 0 = every check. @default 0 */
+  readonly cacheTtlMs?: number;
+  /**
+   * After the TTL, how long the figures may still answer while one background read refreshes
+   * them, so a key in steady use never waits for the database. @default 30000 (with a cache)
+   */
+  readonly staleReuseMs?: number;
   readonly policy?: QuotaPolicy;
   /** Clock in milliseconds. @default Date.now */
   readonly now?: () => number;
 }
 
+/** A key's figures and the UTC day they belong to. */
+interface KeyUsage {
+  readonly day: string;
+  used: CharactersUsed;
+  expiresAt: number;
+}
+
 /** Computes and enforces quota stages from the usage rollup. */
 export class QuotaService {
   private readonly usage: UsageRepository;
+  private readonly pending: PendingUsage | undefined;
+  private readonly cacheTtlMs: number;
+  private readonly staleReuseMs: number;
   private readonly policy: QuotaPolicy;
   private readonly now: () => number;
+  private readonly cache = new Map<string, KeyUsage>();
+  /** Keys being read: requests recorded meanwhile are added to `extra`. */
+  private readonly reading = new Map<string, { day: string; extra: CharactersUsed; result: Promise<CharactersUsed> }>();
 
   constructor(options: QuotaServiceOptions) {
     this.usage = options.usage;
+    this.pending = options.pending;
+    this.cacheTtlMs = options.cacheTtlMs ?? 0;
+    this.staleReuseMs = this.cacheTtlMs > 0 ? (options.staleReuseMs ?? 30_000) : 0;
     this.policy = options.policy ?? DEFAULT_QUOTA_POLICY;
     this.now = options.now ?? Date.now;
+    this.pending?.onRecorded((keyId, characters, at) => this.counted(keyId, characters, at));
   }
 
   /** The key's status if it now sent `requestChars` more characters (0: its current status). */
   async status(record: ApiKeyRecord, tier: Tier, requestChars = 0): Promise<QuotaStatus> {
     const period = utcPeriod(this.now());
-    const used = await this.usage.charactersUsed(record.keyId, period.day, period.monthStart);
+    const used = await this.used(record.keyId, period);
     return this.statusFrom(record, tier, used.day + requestChars, used.month + requestChars, period);
   }
 
@@ -154,6 +196,58 @@ export class QuotaService {
     const daily: QuotaWindow = { used: dayUsed, limit: limits.daily, stage: quotaStage(dayUsed, limits.daily, this.policy), resetUnix: period.nextDayUnix };
     const monthly: QuotaWindow = { used: monthUsed, limit: limits.monthly, stage: quotaStage(monthUsed, limits.monthly, this.policy), resetUnix: period.nextMonthUnix };
     return { stage: worseStage(daily.stage, monthly.stage), daily, monthly };
+  }
+
+  /** Successful characters of the key in the period's day and month, including usage not yet written. */
+  private async used(keyId: string, period: UtcPeriod): Promise<CharactersUsed> {
+    const cached = this.cache.get(keyId);
+    const fresh = cached !== undefined && cached.day === period.day ? cached.expiresAt - this.now() : Number.NEGATIVE_INFINITY;
+    if (cached !== undefined && fresh > 0) return cached.used;
+    const inFlight = this.reading.get(keyId);
+    if (cached !== undefined && fresh + this.staleReuseMs > 0) {
+      // Stale but recent (and kept current with this replica's requests): answer now, refresh behind.
+      if (inFlight === undefined) void this.read(keyId, period).catch(() => undefined);
+      return cached.used;
+    }
+    if (inFlight !== undefined && inFlight.day === period.day) return inFlight.result;
+    return this.read(keyId, period);
+  }
+
+  /** Reads the key's figures: the database plus what is buffered, counting requests recorded meanwhile. */
+  private read(keyId: string, period: UtcPeriod): Promise<CharactersUsed> {
+    if (this.pending === undefined) return this.usage.charactersUsed(keyId, period.day, period.monthStart);
+    const pending = this.pending;
+    const read = { day: period.day, extra: { day: 0, month: 0 }, result: Promise.resolve<CharactersUsed>({ day: 0, month: 0 }) };
+    read.result = pending
+      .exclusive(async () => {
+        // No write runs now: every event is in the database or in the buffer, and events
+        // recorded while the query runs are counted in `extra`.
+        const buffered = pending.bufferedCharacters(keyId, period.day, period.monthStart);
+        read.extra = { day: 0, month: 0 };
+        this.reading.set(keyId, read);
+        const stored = await this.usage.charactersUsed(keyId, period.day, period.monthStart);
+        const used = { day: stored.day + buffered.day + read.extra.day, month: stored.month + buffered.month + read.extra.month };
+        if (this.cacheTtlMs > 0) this.cache.set(keyId, { day: period.day, used, expiresAt: this.now() + this.cacheTtlMs });
+        return used;
+      })
+      .finally(() => {
+        if (this.reading.get(keyId) === read) this.reading.delete(keyId);
+      });
+    this.reading.set(keyId, read);
+    return read.result;
+  }
+
+  /** A successful request of the key was just recorded. */
+  private counted(keyId: string, characters: number, at: Date): void {
+    const day = at.toISOString().slice(0, 10);
+    const add = (used: CharactersUsed, periodDay: string): CharactersUsed =>
+      day > periodDay || day.slice(0, 7) !== periodDay.slice(0, 7)
+        ? used
+        : { day: used.day + (day === periodDay ? characters : 0), month: used.month + characters };
+    const read = this.reading.get(keyId);
+    if (read !== undefined) read.extra = add(read.extra, read.day);
+    const cached = this.cache.get(keyId);
+    if (cached !== undefined) cached.used = add(cached.used, cached.day);
   }
 }
 

@@ -3,9 +3,11 @@ import { after, describe, it } from 'node:test';
 import { ApiKeyRepository, UsageRepository, type Database, type UsageEventInput } from '../../../services/common/src/data/index.js';
 import { databaseBackends } from '../../../services/common/src/data/testing.js';
 import { TtsError } from '../../../services/common/src/index.js';
+import { createLogger } from '../../../services/common/src/logging/logger.js';
 import { ApiKeyService } from './api-keys.js';
 import { QuotaService } from './quotas.js';
 import { UsageService } from './usage.js';
+import { UsageRecorder } from './usage-recorder.js';
 import { costDashboardView, usageSummaryView } from './views.js';
 
 const code = (c: string, field?: string) => (e: unknown) => e instanceof TtsError && e.code === c && (field === undefined || e.loc[1] === field);
@@ -16,16 +18,19 @@ async function setUp(db: Database): Promise<{ usage: UsageService; free: string;
   const free = (await keys.create({ name: 'Free key', tier: 'free' })).record.keyId;
   const pro = (await keys.create({ name: 'Pro key', tier: 'pro', dailyCharQuota: 100_000 })).record.keyId;
   const repo = new UsageRepository(db);
-  const usage = new UsageService({ usage: repo, apiKeys: new ApiKeyRepository(db), quotas: new QuotaService({ usage: repo, now: () => NOW }), now: () => NOW });
+  const recorder = new UsageRecorder(repo, createLogger('test'));
+  const quotas = new QuotaService({ usage: repo, pending: recorder, cacheTtlMs: 60_000, now: () => NOW });
+  const usage = new UsageService({ usage: repo, apiKeys: new ApiKeyRepository(db), quotas, recorder, now: () => NOW });
   const event = (keyId: string | null, tier: string | null, characters: number, audioSeconds: number, at: number, status: 'ok' | 'error' = 'ok'): UsageEventInput => ({
     requestId: 'r', keyId, authMethod: keyId === null ? 'challenge' : 'api_key', endpoint: 'POST /api/tts', tier, characters, audioSeconds,
     status, httpStatus: status === 'ok' ? 200 : 503, errorCode: status === 'ok' ? null : 'TTS_ENGINE_FAILED', latencyMs: 120, quotaStage: 'ok', at: new Date(at),
   });
-  await usage.record(event(free, 'free', 8_500, 600, NOW - 3_600_000));
-  await usage.record(event(pro, 'pro', 90_000, 6_000, NOW - 3_600_000));
-  await usage.record(event(pro, 'pro', 10_000, 600, Date.UTC(2024, 4, 1)));
-  await usage.record(event(pro, 'pro', 999, 0, NOW - 60_000, 'error'));
-  await usage.record(event(null, null, 300, 20, NOW - 60_000));
+  usage.record(event(free, 'free', 8_500, 600, NOW - 3_600_000));
+  usage.record(event(pro, 'pro', 90_000, 6_000, NOW - 3_600_000));
+  usage.record(event(pro, 'pro', 10_000, 600, Date.UTC(2024, 4, 1)));
+  usage.record(event(pro, 'pro', 999, 0, NOW - 60_000, 'error'));
+  usage.record(event(null, null, 300, 20, NOW - 60_000));
+  await usage.drain();
   return { usage, free, pro };
 }
 

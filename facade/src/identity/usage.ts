@@ -14,6 +14,7 @@ import type {
 import { parseDayRange, parseFilter, parseLimit } from './report-query.js';
 import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
 import { findTier, tierOfKey } from './tiers.js';
+import type { UsageRecorder } from './usage-recorder.js';
 
 /** Query of GET /api/usage/summary (raw or coerced values). */
 export interface UsageSummaryQuery {
@@ -88,6 +89,8 @@ export interface UsageServiceOptions {
   readonly usage: UsageRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly quotas: QuotaService;
+  /** Writes the events (behind the response, in batches). */
+  readonly recorder: UsageRecorder;
   /** Clock in milliseconds (the "now" of quota stages). @default Date.now */
   readonly now?: () => number;
 }
@@ -104,10 +107,12 @@ export class UsageService {
   private readonly usage: UsageRepository;
   private readonly apiKeys: ApiKeyRepository;
   private readonly quotas: QuotaService;
+  private readonly recorder: UsageRecorder;
   private readonly now: () => number;
 
   constructor(options: UsageServiceOptions) {
     this.usage = options.usage;
+    this.recorder = options.recorder;
     this.apiKeys = options.apiKeys;
     this.quotas = options.quotas;
     this.now = options.now ?? Date.now;
@@ -115,10 +120,16 @@ export class UsageService {
 
   /**
    * Records one request that reached synthesis (successful or not). Successful characters of an
-   * API key count towards its quotas from this moment.
+   * API key count towards its quotas from this moment; the event is written within the
+   * recorder's flush interval.
    */
-  record(event: UsageEventInput): Promise<void> {
-    return this.usage.record(event);
+  record(event: UsageEventInput): void {
+    this.recorder.record(event);
+  }
+
+  /** Writes every recorded event and waits (shutdown; before reading reports in tests). */
+  drain(): Promise<void> {
+    return this.recorder.drain();
   }
 
   /** GET /api/usage/summary. Throws USAGE_DATE_INVALID, USAGE_DATE_RANGE_INVALID, VALIDATION_FAILED (422). */

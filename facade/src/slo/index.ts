@@ -6,7 +6,7 @@
 export { BURN_RATE_RULES, DEFAULT_OBJECTIVES, LATENCY_QUANTILE, objectiveFor, parseObjectives, type BurnRateRule, type Objective, type SloObjectives } from './objectives.js';
 export { CLIENT_CLOSED_STATUS, isServiceFailure, OVERLOAD_CODES, statusOfCode } from './classify.js';
 export { RouteMatcher, type MatchedRoute } from './routes.js';
-export { SliRecorder, type SliRecorderOptions } from './recorder.js';
+export { createSliRecorder, type SliRecorderOptions } from './recorder.js';
 export { burnRate, evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind, type WindowCounts } from './burn-rate.js';
 export { SloService, type SliInput, type SloAlert, type SloAlerts, type SloDashboard, type SloFigures, type SloServiceOptions } from './service.js';
 export { alertsView, dashboardView } from './views.js';

@@ -4,11 +4,12 @@
  * percentiles, error budget and burn rate over a window, overall and per endpoint) and the
  * multi-window burn-rate alerts. Every replica reads the same rows, so all agree.
  */
-import { SloRepository, type Database, type SliWindowAggregate } from '../../../services/common/src/data/index.js';
+import { SloRepository, type Database, type SliRow, type SliWindowAggregate } from '../../../services/common/src/data/index.js';
 import type { Logger } from '../../../services/common/src/logging/logger.js';
 import { evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind } from './burn-rate.js';
 import { BURN_RATE_RULES, LATENCY_QUANTILE, latencyThresholds, LONGEST_ALERT_WINDOW_MINUTES, objectiveFor, type BurnRateRule, type Objective, type SloObjectives } from './objectives.js';
-import { SliRecorder, type SliRecorderOptions } from './recorder.js';
+import { createSliRecorder, type SliRecorderOptions } from './recorder.js';
+import type { BatchWriter } from '../../../services/common/src/data/batch-writer.js';
 
 /** One answered request. */
 export interface SliInput {
@@ -99,12 +100,12 @@ export class SloService {
   clock: () => Date;
   readonly objectives: SloObjectives;
   readonly repository: SloRepository;
-  private readonly recorder: SliRecorder;
+  private readonly recorder: BatchWriter<SliRow>;
 
   constructor(options: SloServiceOptions) {
     this.objectives = options.objectives;
     this.repository = new SloRepository(options.database);
-    this.recorder = new SliRecorder(this.repository, options.logger, options.recorder);
+    this.recorder = createSliRecorder(this.repository, options.logger, options.recorder);
     this.clock = options.clock ?? (() => new Date());
   }
 

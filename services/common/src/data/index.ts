@@ -44,3 +44,4 @@ export {
 } from './repositories/audits.js';
 export { SecretRepository } from './repositories/secrets.js';
 export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './repositories/slo.js';
+export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';

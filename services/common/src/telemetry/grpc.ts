@@ -9,7 +9,8 @@
  * This is done here rather than by @opentelemetry/instrumentation-grpc because that patches
  * @grpc/grpc-js through the CommonJS loader: the platform's ES modules load it before the SDK
  * starts (and tests run every process in one), so the patch would silently miss. Liveness calls
- * (heartbeats, status polls) get metrics but no spans, so traces hold requests only.
+ * (heartbeats, status polls, the facade's routing-view refresh) get metrics but no spans, so traces
+ * hold requests only.
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -33,6 +34,8 @@ import { tracer } from './tracing.js';
 export const UNTRACED_METHODS: ReadonlySet<string> = new Set([
   '/tts.v1.Scheduler/RegisterNode',
   '/tts.v1.Scheduler/Heartbeat',
+  // Polled by every facade a few times a second for its routing view (lookaside routing).
+  '/tts.v1.Scheduler/ListNodes',
   '/tts.v1.Synthesizer/NodeStatus',
 ]);
 

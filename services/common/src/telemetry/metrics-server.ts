@@ -16,10 +16,19 @@ export interface MetricsServer {
 
 /** Listens on `host:port` (0 = any free port); rejects when the port cannot be bound. */
 export async function startMetricsServer(exporter: PrometheusExporter, host: string, port: number): Promise<MetricsServer> {
+  // The exporter reads the resource's attributes at each scrape; the detected ones (host, process)
+  // settle asynchronously, and reading them before is an SDK error. Span export waits for them, but
+  // a process may be scraped before it exported any span: the first scrape waits too.
+  let settled: Promise<void> | undefined;
+  const resourceSettled = (): Promise<void> =>
+    (settled ??= exporter
+      .collect()
+      .then(({ resourceMetrics }) => resourceMetrics.resource.waitForAsyncAttributes?.())
+      .catch(() => undefined));
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) {
-      exporter.getMetricsRequestHandler(req, res);
+      void resourceSettled().then(() => exporter.getMetricsRequestHandler(req, res));
       return;
     }
     res.statusCode = 404;

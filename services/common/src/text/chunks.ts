@@ -78,13 +78,18 @@ export function chunkSentence(sentence: string, maxChars: number): string[] {
 
 /**
  * Cuts `text` once, at the first clause boundary (; : — or ,) that leaves a head of `minChars` to
- * `maxChars` characters, for a quick first chunk. Returns the text whole when it is not longer than
- * `maxChars` or has no such boundary.
+ * `maxChars` characters, for a quick first chunk. Without such a boundary it cuts at the last space
+ * that keeps the head within those bounds when `cutAtWord`, else returns the text whole (also when
+ * it is not longer than `maxChars`).
  */
-export function splitAtFirstClause(text: string, maxChars: number, minChars: number): string[] {
+export function splitAtFirstClause(text: string, maxChars: number, minChars: number, cutAtWord = false): string[] {
   if (text.length <= maxChars) return [text];
   for (let i = Math.max(1, minChars - 1); i < maxChars; i++) {
     if (clauseBreakAt(text, i) !== undefined) return [text.slice(0, i + 1), text.slice(i + 1).trimStart()];
+  }
+  if (cutAtWord) {
+    const space = text.lastIndexOf(' ', maxChars);
+    if (space >= minChars) return [text.slice(0, space), text.slice(space + 1).trimStart()];
   }
   return [text];
 }

@@ -73,6 +73,20 @@ test('the first chunk is not cut at plain spaces or into a clipped head', () => 
   assert.deepEqual(prepareText(earlyComma), [earlyComma]);
 });
 
+test('with cutAtWord, a first chunk without a clause boundary in bounds is cut at its last fitting word', () => {
+  const options = { firstChunkMaxChars: 32, firstChunkMinChars: 12, firstChunkCutAtWord: true };
+  const paragraph = 'The weather today is sunny with a light breeze, and the forecast looks pleasant.';
+  const chunks = prepareText(paragraph, options);
+  assert.equal(chunks[0], 'The weather today is sunny with');
+  assert.ok(chunks[0]!.length <= 32);
+  assert.equal(chunks.join(' '), paragraph);
+  // a clause boundary within the bounds still wins
+  assert.equal(prepareText('Well then, my friends, the time has come to speak of many things.', options)[0], 'Well then, my friends,');
+  // a single long word is never cut into pieces
+  const long = `${'x'.repeat(40)} tail words here.`;
+  assert.equal(prepareText(long, options)[0], long);
+});
+
 test('prepareText rejects a limit below one character', () => {
   assert.throws(() => prepareText('Hi.', { maxChunkChars: 0 }), RangeError);
   assert.throws(() => prepareText('Hi.', { maxChunkChars: Number.POSITIVE_INFINITY }), RangeError);

@@ -26,6 +26,8 @@ export interface PrepareTextOptions {
   firstChunkMaxChars?: number;
   /** ...but never into a head shorter than this, which would sound clipped. @default 40 */
   firstChunkMinChars?: number;
+  /** With no clause boundary within those bounds, cut the first chunk at its last word that fits. @default false */
+  firstChunkCutAtWord?: boolean;
 }
 
 /** The first chunk is cut at a clause boundary when longer than this, so the first audio comes quickly. */
@@ -53,5 +55,5 @@ export function prepareText(text: string, options: PrepareTextOptions = {}): str
   const [first, ...rest] = chunks;
   if (first === undefined) return [];
   const firstMax = Math.min(maxChars, options.firstChunkMaxChars ?? FIRST_CHUNK_TARGET_CHARS);
-  return [...splitAtFirstClause(first, firstMax, options.firstChunkMinChars ?? FIRST_CHUNK_MIN_CHARS), ...rest];
+  return [...splitAtFirstClause(first, firstMax, options.firstChunkMinChars ?? FIRST_CHUNK_MIN_CHARS, options.firstChunkCutAtWord ?? false), ...rest];
 }

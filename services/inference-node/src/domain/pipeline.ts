@@ -23,7 +23,7 @@ import {
 } from '../../../common/src/audio/index.js';
 import { prepareText } from '../../../common/src/text/index.js';
 import type { PcmAudio } from '../../../common/src/audio/pcm.js';
-import type { SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
+import type { FirstChunkPolicy, SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { SileroVad } from '../vad/index.js';
 import type { Admission } from './admission.js';
@@ -52,7 +52,7 @@ export interface SynthesisJob {
 }
 
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
-const STREAMING_FIRST_CHUNK = { firstChunkMaxChars: 60, firstChunkMinChars: 20 } as const;
+const STREAMING_FIRST_CHUNK: FirstChunkPolicy = { maxChars: 60, minChars: 20, cutAtWord: false };
 
 /** A validated job, ready to render. */
 export interface SynthesisPlan {
@@ -127,7 +127,12 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   const { engine, voice } = deps.registry.resolve(job.voice, job.engine);
   const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate, ['sample_rate']);
   const language = job.language !== '' ? job.language : voice.language;
-  const chunks = prepareText(job.text, { language, normalize: !job.rawText, ...(job.streaming ? STREAMING_FIRST_CHUNK : {}) });
+  const first = engine.streamingFirstChunk ?? STREAMING_FIRST_CHUNK;
+  const chunks = prepareText(job.text, {
+    language,
+    normalize: !job.rawText,
+    ...(job.streaming ? { firstChunkMaxChars: first.maxChars, firstChunkMinChars: first.minChars, firstChunkCutAtWord: first.cutAtWord } : {}),
+  });
   if (chunks.length === 0) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + c.length, 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };

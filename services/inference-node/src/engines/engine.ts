@@ -44,6 +44,14 @@ export interface SpeedRange {
   readonly max: number;
 }
 
+/** Bounds of the first chunk of a streamed request (see prepareText). */
+export interface FirstChunkPolicy {
+  readonly maxChars: number;
+  readonly minChars: number;
+  /** Cut at a word when no clause boundary falls within the bounds (faster start, a phrase break mid-clause). */
+  readonly cutAtWord: boolean;
+}
+
 /** A synthesis engine. */
 export interface SynthesisEngine {
   /** Registry name, e.g. "flite"; the prefix of its voice ids. */
@@ -59,6 +67,11 @@ export interface SynthesisEngine {
   readonly device: string;
   /** Extra capabilities advertised to clients, e.g. "phonemize", "multilingual". */
   readonly features: readonly string[];
+  /**
+   * How a streamed request's first chunk is cut, for engines whose cost per call makes the
+   * default (a clause of 20 to 60 characters) too slow to start. @default the pipeline's default
+   */
+  readonly streamingFirstChunk?: FirstChunkPolicy;
   /** Loads models / starts workers. Rejects when the engine cannot run on this machine. */
   load(): Promise<void>;
   /** Voices available once loaded. */

@@ -1,27 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NodeState, type NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
+import { nodeStatusFixture } from '../../../common/src/routing/testing.js';
 import type { NodeEntry } from './membership.js';
 import { createPlacementPolicy, type JobRouteRequest, type SlotView } from './routing.js';
 
 function entry(nodeId: string, secondsPerChar: number, capacity: number, engines = ['flite']): NodeEntry {
-  const status: NodeStatusReport = {
-    nodeId,
-    address: `${nodeId}:1`,
-    state: NodeState.NODE_STATE_READY,
-    queueDepth: 0,
-    inFlight: 0,
-    realTimeFactor: 0.1,
-    secondsPerChar,
-    loadedVoices: engines.map((e) => `${e}:v`),
-    engines: engines.map((name) => ({ name, description: '', ready: true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [] })),
-    capacity,
-    queuedWorkSeconds: 0,
-    version: 'test',
-    startedUnixMs: 0,
-    warmup: undefined,
-  };
-  return { status, lastHeartbeatMs: 0, routedSinceReport: 0 };
+  return { status: nodeStatusFixture(nodeId, { secondsPerChar, capacity, engines }), lastHeartbeatMs: 0, routedSinceReport: 0 };
 }
 
 const view = (e: NodeEntry, slots: number[], foreignSeconds = 0): SlotView => ({ entry: e, slots: [...slots], foreignSeconds });

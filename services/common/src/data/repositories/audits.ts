@@ -159,10 +159,24 @@ export class AuditRepository {
 
   /** Appends one consent record. */
   async recordConsent(input: ConsentInput): Promise<void> {
+    await this.recordConsentMany([input]);
+  }
+
+  /** Appends consent records in one statement. */
+  async recordConsentMany(inputs: readonly ConsentInput[]): Promise<void> {
+    if (inputs.length === 0) return;
+    const payload = JSON.stringify(
+      inputs.map((i) => ({
+        created_at: i.at?.toISOString() ?? null, request_id: i.requestId, endpoint: i.endpoint, mode: i.mode, auth_method: i.authMethod,
+        key_id: i.keyId, consent_confirmed: i.consentConfirmed, outcome: i.outcome, error_code: i.errorCode,
+      })),
+    );
     await this.db.query(
       `INSERT INTO consent_audit (created_at, request_id, endpoint, mode, auth_method, key_id, consent_confirmed, outcome, error_code)
-       VALUES (COALESCE($1::timestamptz, now()), $2::text, $3::text, $4::text, $5::text, $6::text, $7::boolean, $8::text, $9::text)`,
-      [input.at ?? null, input.requestId, input.endpoint, input.mode, input.authMethod, input.keyId, input.consentConfirmed, input.outcome, input.errorCode],
+       SELECT COALESCE(r.created_at, now()), r.request_id, r.endpoint, r.mode, r.auth_method, r.key_id, r.consent_confirmed, r.outcome, r.error_code
+       FROM jsonb_to_recordset($1::text::jsonb) AS r(created_at timestamptz, request_id text, endpoint text, mode text, auth_method text,
+            key_id text, consent_confirmed boolean, outcome text, error_code text)`,
+      [payload],
     );
   }
 

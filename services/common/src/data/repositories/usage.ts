@@ -162,32 +162,46 @@ export class UsageRepository {
 
   /**
    * Appends the event and, for a successful request of an API key, adds its characters to the
-   * key's daily rollup, in one transaction.
+   * key's daily rollup, atomically.
    */
   async record(event: UsageEventInput): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const inserted = await tx.query<{ created_at: Date }>(
-        `INSERT INTO usage_events (created_at, request_id, key_id, auth_method, endpoint, tier, characters, audio_seconds,
+    await this.recordMany([event]);
+  }
+
+  /**
+   * Appends the events and adds the successful ones of API keys to their keys' daily rollups, in
+   * one statement (so atomically: either every event and its rollup, or nothing).
+   */
+  async recordMany(events: readonly UsageEventInput[]): Promise<void> {
+    if (events.length === 0) return;
+    const payload = JSON.stringify(
+      events.map((e) => ({
+        created_at: e.at?.toISOString() ?? null, request_id: e.requestId, key_id: e.keyId, auth_method: e.authMethod, endpoint: e.endpoint,
+        tier: e.tier, characters: e.characters, audio_seconds: e.audioSeconds, status: e.status, http_status: e.httpStatus,
+        error_code: e.errorCode, latency_ms: e.latencyMs, quota_stage: e.quotaStage,
+      })),
+    );
+    await this.db.query(
+      `WITH inserted AS (
+         INSERT INTO usage_events (created_at, request_id, key_id, auth_method, endpoint, tier, characters, audio_seconds,
                                    status, http_status, error_code, latency_ms, quota_stage)
-         VALUES (COALESCE($1::timestamptz, now()), $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer, $8::float8,
-                 $9::text, $10::integer, $11::text, $12::float8, $13::text)
-         RETURNING created_at`,
-        [
-          event.at ?? null, event.requestId, event.keyId, event.authMethod, event.endpoint, event.tier, event.characters,
-          event.audioSeconds, event.status, event.httpStatus, event.errorCode, event.latencyMs, event.quotaStage,
-        ],
-      );
-      if (event.keyId === null || event.status !== 'ok') return;
-      await tx.query(
-        `INSERT INTO usage_daily AS d (key_id, day, characters, audio_seconds, requests)
-         VALUES ($1::text, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3::bigint, $4::float8, 1)
-         ON CONFLICT (key_id, day) DO UPDATE SET
-           characters = d.characters + EXCLUDED.characters,
-           audio_seconds = d.audio_seconds + EXCLUDED.audio_seconds,
-           requests = d.requests + 1`,
-        [event.keyId, inserted[0]!.created_at, event.characters, event.audioSeconds],
-      );
-    });
+         SELECT COALESCE(r.created_at, now()), r.request_id, r.key_id, r.auth_method, r.endpoint, r.tier, r.characters, r.audio_seconds,
+                r.status, r.http_status, r.error_code, r.latency_ms, r.quota_stage
+         FROM jsonb_to_recordset($1::text::jsonb) AS r(created_at timestamptz, request_id text, key_id text, auth_method text, endpoint text,
+              tier text, characters integer, audio_seconds double precision, status text, http_status integer, error_code text,
+              latency_ms double precision, quota_stage text)
+         RETURNING created_at, key_id, characters, audio_seconds, status
+       )
+       INSERT INTO usage_daily AS d (key_id, day, characters, audio_seconds, requests)
+       SELECT key_id, (created_at AT TIME ZONE 'UTC')::date, SUM(characters)::bigint, SUM(audio_seconds), COUNT(*)
+       FROM inserted WHERE key_id IS NOT NULL AND status = 'ok'
+       GROUP BY 1, 2
+       ON CONFLICT (key_id, day) DO UPDATE SET
+         characters = d.characters + EXCLUDED.characters,
+         audio_seconds = d.audio_seconds + EXCLUDED.audio_seconds,
+         requests = d.requests + EXCLUDED.requests`,
+      [payload],
+    );
   }
 
   /** Successful characters of `keyId` on `day`, and from `monthStart` through `day` (both `YYYY-MM-DD`, UTC). */

@@ -1,0 +1,17 @@
+/**
+ * Routing of synchronous requests to inference nodes: the policies and the one decision (with its
+ * errors) that the scheduler's PickNode and the facade's lookaside router both use.
+ */
+export {
+  ROUTING_POLICIES,
+  candidates,
+  costSeconds,
+  createRoutingPolicy,
+  requiredEngine,
+  type RoutableNode,
+  type RouteDecision,
+  type RouteRequest,
+  type RoutingPolicy,
+  type RoutingPolicyName,
+} from './policy.js';
+export { routeOrError } from './route.js';

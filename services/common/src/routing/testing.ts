@@ -1,0 +1,33 @@
+/** Test fixtures of routing: a node's status report with the fields routing reads. */
+import { NodeState, type NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
+
+/** Options of `nodeStatusFixture`. */
+export interface NodeStatusFixture {
+  readonly secondsPerChar?: number;
+  readonly capacity?: number;
+  readonly queued?: number;
+  readonly engines?: readonly string[];
+  readonly voices?: readonly string[];
+  readonly engineReady?: boolean;
+}
+
+/** A READY node's report: engines (default flite) with one voice "<engine>:v" each. */
+export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): NodeStatusReport {
+  const engines = o.engines ?? ['flite'];
+  return {
+    nodeId,
+    address: `${nodeId}:1`,
+    state: NodeState.NODE_STATE_READY,
+    queueDepth: 0,
+    inFlight: 0,
+    realTimeFactor: 0.1,
+    secondsPerChar: o.secondsPerChar ?? 0.001,
+    loadedVoices: [...(o.voices ?? engines.map((e) => `${e}:v`))],
+    engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [] })),
+    capacity: o.capacity ?? 1,
+    queuedWorkSeconds: o.queued ?? 0,
+    version: 'test',
+    startedUnixMs: 0,
+    warmup: undefined,
+  };
+}
