@@ -35,7 +35,8 @@ export interface TrimSilenceOptions {
 /**
  * Trims leading/trailing silence down to a short pad. A sample is sound when its magnitude reaches
  * `thresholdDb` relative to the clip's peak. A clip that is silent throughout (peak at or below one 16-bit
- * step) keeps its first `padMs` (or all of it if shorter) unless `edges` is 'none'.
+ * step) keeps its first `padMs` (or all of it if shorter) unless `edges` is 'none'. The result is a
+ * view of the input's samples (no copy).
  */
 export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): PcmAudio {
   const { thresholdDb = -45, padMs = 80, edges = 'both' } = options;
@@ -45,7 +46,7 @@ export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): 
   if (edges === 'none' || samples.length === 0) return audio;
   const pad = Math.round((padMs * audio.sampleRate) / 1000);
   const top = peak(samples);
-  if (top <= SILENT_PEAK) return pad >= samples.length ? audio : { samples: samples.slice(0, pad), sampleRate: audio.sampleRate };
+  if (top <= SILENT_PEAK) return pad >= samples.length ? audio : { samples: samples.subarray(0, pad), sampleRate: audio.sampleRate };
   const threshold = top * 10 ** (thresholdDb / 20);
   let first = 0;
   while (Math.abs(samples[first]!) < threshold) first++;
@@ -54,7 +55,7 @@ export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): 
   const start = edges === 'end' ? 0 : Math.max(0, first - pad);
   const end = edges === 'start' ? samples.length : Math.min(samples.length, last + 1 + pad);
   if (start === 0 && end === samples.length) return audio;
-  return { samples: samples.slice(start, end), sampleRate: audio.sampleRate };
+  return { samples: samples.subarray(start, end), sampleRate: audio.sampleRate };
 }
 
 /**

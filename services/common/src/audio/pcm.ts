@@ -35,17 +35,22 @@ const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * converts flt to s16), so `decodePcm16le(encodePcm16le(x))` returns 16-bit samples unchanged.
  */
 export function encodePcm16le(samples: Float32Array): Buffer {
-  const ints = new Int16Array(samples.length);
+  const out = Buffer.allocUnsafeSlow(samples.length * 2);
+  writePcm16le(samples, out, 0);
+  return out;
+}
+
+/** Writes `samples` as signed 16-bit little-endian bytes into `target` from byte `offset` (as `encodePcm16le`). */
+export function writePcm16le(samples: Float32Array, target: Buffer, offset: number): void {
+  if (offset < 0 || offset + samples.length * 2 > target.length) throw new RangeError('writePcm16le: the samples do not fit in the target');
+  const aligned = LITTLE_ENDIAN_HOST && (target.byteOffset + offset) % 2 === 0;
+  const ints = aligned ? new Int16Array(target.buffer, target.byteOffset + offset, samples.length) : undefined;
   for (let i = 0; i < samples.length; i++) {
     const v = Math.round(samples[i]! * 32768);
-    ints[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v || 0; // `|| 0` maps NaN to silence
+    const s = v > 32767 ? 32767 : v < -32768 ? -32768 : v || 0; // `|| 0` maps NaN to silence
+    if (ints) ints[i] = s;
+    else target.writeInt16LE(s, offset + i * 2);
   }
-  if (!LITTLE_ENDIAN_HOST) {
-    const out = Buffer.allocUnsafe(ints.length * 2);
-    for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i]!, i * 2);
-    return out;
-  }
-  return Buffer.from(ints.buffer, 0, ints.byteLength);
 }
 
 /** Decodes signed 16-bit little-endian bytes to float samples (value / 32768); a trailing odd byte is ignored. */

@@ -1,6 +1,6 @@
 /** WAV (RIFF/RF64) writing and reading, in memory, without ffmpeg. */
 import { TtsError } from '../errors/tts-error.js';
-import { encodePcm16le, type PcmAudio } from './pcm.js';
+import { writePcm16le, type PcmAudio } from './pcm.js';
 
 /** Size of the canonical PCM WAV header `wavHeader` writes. */
 export const WAV_HEADER_BYTES = 44;
@@ -55,8 +55,11 @@ export function wavHeader(sampleRate: number, dataBytes?: number, channels = 1):
 
 /** Whole WAV file (RIFF, PCM 16-bit mono) with exact sizes. */
 export function encodeWav(audio: PcmAudio): Buffer {
-  const data = encodePcm16le(audio.samples);
-  return Buffer.concat([wavHeader(audio.sampleRate, data.length), data]);
+  const dataBytes = audio.samples.length * 2;
+  const file = Buffer.allocUnsafeSlow(WAV_HEADER_BYTES + dataBytes);
+  wavHeader(audio.sampleRate, dataBytes).copy(file, 0);
+  writePcm16le(audio.samples, file, WAV_HEADER_BYTES);
+  return file;
 }
 
 interface FmtChunk {

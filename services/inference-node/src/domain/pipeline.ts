@@ -108,7 +108,7 @@ export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both'
       const length = audio.samples.length;
       const start = edges === 'end' ? 0 : Math.max(0, Math.floor(first.startSec * audio.sampleRate));
       const end = edges === 'start' ? length : Math.min(length, Math.ceil(last.endSec * audio.sampleRate));
-      if (start > 0 || end < length) out = { samples: audio.samples.slice(start, end), sampleRate: audio.sampleRate };
+      if (start > 0 || end < length) out = { samples: audio.samples.subarray(start, end), sampleRate: audio.sampleRate };
     }
   }
   return trimSilence(out, { edges });
@@ -236,11 +236,13 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
       pieces.push(piece);
       total += piece.length;
     }
-    const samples = new Float32Array(total);
-    let at = 0;
-    for (const p of pieces) {
-      samples.set(p, at);
-      at += p.length;
+    const samples = pieces.length === 1 ? pieces[0]! : new Float32Array(total);
+    if (pieces.length !== 1) {
+      let at = 0;
+      for (const p of pieces) {
+        samples.set(p, at);
+        at += p.length;
+      }
     }
     const encodeStart = performance.now();
     const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal));

@@ -20,7 +20,12 @@ export function synthesizeStream(ctx: NodeContext) {
   return (call: ServerWritableStream<SynthesizeRequest, AudioChunk>): void => {
     const arrived = performance.now();
     const controller = new AbortController();
-    call.on('cancelled', () => controller.abort());
+    // grpc-js reports 'cancelled' when the stream closes, also after a normal end: only a
+    // cancellation before the end stops the work.
+    let ended = false;
+    call.on('cancelled', () => {
+      if (!ended) controller.abort();
+    });
     void (async () => {
       try {
         admitCall(ctx);
@@ -52,9 +57,11 @@ export function synthesizeStream(ctx: NodeContext) {
           }
           await write(call, { data: next.value, sequence: sequence++, info: undefined, metrics: undefined, last: false });
         }
+        ended = true;
         call.end();
       } catch (err) {
         if (controller.signal.aborted) return;
+        ended = true;
         ctx.logger.warn('synthesize stream failed', { request_id: call.request.requestId, err });
         call.emit('error', toServiceError(err));
       }

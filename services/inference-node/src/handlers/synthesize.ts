@@ -13,12 +13,18 @@ export function synthesize(ctx: NodeContext) {
   return (call: ServerUnaryCall<SynthesizeRequest, SynthesizeResponse>, callback: sendUnaryData<SynthesizeResponse>): void => {
     const arrived = performance.now();
     const controller = new AbortController();
-    call.on('cancelled', () => controller.abort());
+    // grpc-js reports 'cancelled' when the stream closes, also after a normal answer: only a
+    // cancellation before the answer stops the work.
+    let answered = false;
+    call.on('cancelled', () => {
+      if (!answered) controller.abort();
+    });
     void (async () => {
       try {
         admitCall(ctx);
         const plan = planSynthesis(jobFromRequest(call.request), ctx.deps);
         const { audio, stats } = await synthesizeWhole(plan, ctx.deps, controller.signal);
+        answered = true;
         callback(null, {
           audio,
           encoding: encodingOf(plan.job.format),
@@ -29,6 +35,7 @@ export function synthesize(ctx: NodeContext) {
           metrics: metricsOf(stats, ctx.nodeId, arrived),
         });
       } catch (err) {
+        answered = true;
         ctx.logger.warn('synthesize failed', { request_id: call.request.requestId, err });
         callback(toServiceError(err));
       }
