@@ -37,7 +37,8 @@ export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestI
       res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
       res.setHeader('Server-Timing', `node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}`);
     }
-    res.status(200).type(response.contentType).send(Buffer.from(response.audio));
+    const audio = response.audio;
+    res.status(200).type(response.contentType).send(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
     return m?.audioSeconds ?? 0;
   });
 };
