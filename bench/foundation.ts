@@ -100,6 +100,7 @@ async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unkn
   }
   const rest: number[] = [];
   const restOver: number[] = [];
+  const split = { http: [] as number[], facade: [] as number[], grpc: [] as number[] };
   const grpc: number[] = [];
   const grpcOver: number[] = [];
   for (let i = 0; i < N; i++) {
@@ -108,6 +109,9 @@ async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unkn
     const restMs = performance.now() - t;
     rest.push(restMs);
     restOver.push(restMs - serverTiming(res.headers, 'node'));
+    split.http.push(restMs - serverTiming(res.headers, 'total'));
+    split.facade.push(serverTiming(res.headers, 'total') - serverTiming(res.headers, 'grpc'));
+    split.grpc.push(serverTiming(res.headers, 'grpc') - serverTiming(res.headers, 'node'));
     t = performance.now();
     const g = await callUnary(client.synthesize.bind(client), grpcReq);
     const grpcMs = performance.now() - t;
@@ -121,6 +125,12 @@ async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unkn
     grpc_direct_latency: { p50: r(summary(grpc).p50), p99: r(summary(grpc).p99) },
     grpc_direct_overhead: { p50: r(summary(grpcOver).p50), p95: r(summary(grpcOver).p95), p99: r(summary(grpcOver).p99) },
     facade_added_p50: r(summary(restOver).p50 - summary(grpcOver).p50),
+    rest_overhead_split_p50: {
+      note: 'from Server-Timing: HTTP = client latency - facade total; facade = total - its gRPC call; gRPC = that call - node time',
+      http: r(summary(split.http).p50),
+      facade: r(summary(split.facade).p50),
+      grpc: r(summary(split.grpc).p50),
+    },
   };
 }
 

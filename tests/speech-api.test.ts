@@ -25,6 +25,10 @@ describe('POST /api/tts', () => {
     assert.equal(res.headers.get('content-type'), 'audio/wav');
     assert.equal(res.headers.get('x-tts-engine'), 'festival');
     assert.ok(res.headers.get('x-request-id'));
+    // Server-Timing nests: the facade's total holds its gRPC call, which holds the node's time.
+    const timing = Object.fromEntries([...String(res.headers.get('server-timing')).matchAll(/(\w+);dur=([0-9.]+)/g)].map((m) => [m[1]!, Number(m[2])]));
+    assert.deepEqual(Object.keys(timing), ['total', 'grpc', 'node', 'synth', 'queue']);
+    assert.ok(timing['total']! >= timing['grpc']! && timing['grpc']! >= timing['node']! && timing['node']! >= timing['synth']! && timing['synth']! > 0, JSON.stringify(timing));
     const bytes = new Uint8Array(await res.arrayBuffer());
     assert.equal(Number(res.headers.get('content-length')), bytes.length);
     const wav = decodeWav(bytes);

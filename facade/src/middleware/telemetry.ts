@@ -29,6 +29,12 @@ export function traceIdOf(res: Response): string | undefined {
 }
 
 /** Records the catalogue code of the error a response answers (read when the SLI is recorded). */
+/** Milliseconds since the facade received the request (for Server-Timing). */
+export function elapsedMs(res: Response): number {
+  const started = res.locals['startedAt'];
+  return typeof started === 'number' ? performance.now() - started : 0;
+}
+
 export function setErrorCode(res: Response, code: string): void {
   res.locals['errorCode'] = code;
 }
@@ -44,6 +50,7 @@ export interface RequestTelemetryTargets {
 export function requestTelemetry(targets: RequestTelemetryTargets): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
+    res.locals['startedAt'] = started;
     const method = req.method;
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method } }, parent);
