@@ -1,9 +1,12 @@
 /**
  * Transport floor of the request path on this machine: what the hops alone cost, with none of the
  * platform's work. Three processes as in the platform (client, HTTP server, gRPC server); the HTTP
- * server answers each POST by one unary grpc-js call whose server answers at once with 30 KB (the
- * size of "Hello world." as WAV). No Express, validation, auth, telemetry, metering or synthesis.
- * Interleaved: client -> HTTP -> gRPC and back, and client -> gRPC straight.
+ * server answers each POST by one unary grpc-js call whose server answers with 30 KB (the size of
+ * "Hello world." as WAV), either at once or after waiting `work` ms as synthesis would (then the
+ * other processes sit idle meanwhile, as they do in the platform); the wait the server measured is
+ * subtracted, as the platform's benchmark subtracts node time. No Express, validation, auth,
+ * telemetry, metering or synthesis. Interleaved: client -> HTTP -> gRPC and back, and client ->
+ * gRPC straight.
  * Writes bench/results/transport-floor.json.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -26,12 +29,28 @@ const echoClient = (port: number): EchoClient => {
   const Client = makeGenericClientConstructor(ECHO, 'Echo');
   return new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as EchoClient;
 };
-const echo = (client: EchoClient): Promise<Buffer> => new Promise((resolve, reject) => client.echo(Buffer.from('hello'), (err, res) => (err ? reject(err) : resolve(res))));
+/** Calls the echo server, which waits `work` ms; resolves to the server's own time, ms. */
+const echo = (client: EchoClient, work: number): Promise<number> => {
+  const request = Buffer.alloc(4);
+  request.writeUInt32LE(work);
+  return new Promise((resolve, reject) => client.echo(request, (err, res) => (err ? reject(err) : resolve(res.readDoubleLE(0)))));
+};
 
 async function serveGrpc(): Promise<number> {
   const server = new Server();
-  const answer = Buffer.alloc(30_000, 7);
-  server.addService(ECHO, { echo: (_call: unknown, callback: sendUnaryData<Buffer>) => callback(null, answer) });
+  server.addService(ECHO, {
+    echo: (call: { request: Buffer }, callback: sendUnaryData<Buffer>) => {
+      const started = performance.now();
+      const answer = (): void => {
+        const body = Buffer.alloc(30_000, 7);
+        body.writeDoubleLE(performance.now() - started, 0);
+        callback(null, body);
+      };
+      const work = call.request.readUInt32LE(0);
+      if (work === 0) answer();
+      else setTimeout(answer, work);
+    },
+  });
   return new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
 }
 
@@ -40,8 +59,9 @@ async function serveHttp(grpcPort: number): Promise<number> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      void echo(client).then((body) => {
-        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length });
+      void echo(client, Number(req.headers['x-work'] ?? 0)).then((serverMs) => {
+        const body = Buffer.alloc(30_000, 7);
+        res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length, 'x-server-ms': String(serverMs) });
         res.end(body);
       });
     });
@@ -64,37 +84,42 @@ else {
   const grpcServer = await start('grpc');
   const httpServer = await start('http', String(grpcServer.port));
   const agent = new http.Agent({ keepAlive: true });
-  const post = (): Promise<void> =>
+  /** POSTs; resolves to the gRPC server's own time, ms. */
+  const post = (work: number): Promise<number> =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: httpServer.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = http.request({ host: '127.0.0.1', port: httpServer.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-work': String(work) } }, (res) => {
         res.on('data', () => undefined);
-        res.on('end', resolve);
+        res.on('end', () => resolve(Number(res.headers['x-server-ms'])));
       });
       req.on('error', reject);
       req.end('{"text":"Hello world."}');
     });
   const client = echoClient(grpcServer.port);
-  const N = Number(process.env['BENCH_FLOOR_N'] ?? 1000);
-  for (let i = 0; i < 200; i++) {
-    await post();
-    await echo(client);
-  }
-  const relay: number[] = [];
-  const direct: number[] = [];
-  for (let i = 0; i < N; i++) {
-    let t = performance.now();
-    await post();
-    relay.push(performance.now() - t);
-    t = performance.now();
-    await echo(client);
-    direct.push(performance.now() - t);
+  const N = Number(process.env['BENCH_FLOOR_N'] ?? 500);
+  const results: Record<string, unknown> = {};
+  for (const work of [0, 15]) {
+    for (let i = 0; i < 50; i++) {
+      await post(work);
+      await echo(client, work);
+    }
+    const relay: number[] = [];
+    const direct: number[] = [];
+    for (let i = 0; i < N; i++) {
+      let t = performance.now();
+      let server = await post(work);
+      relay.push(performance.now() - t - server);
+      t = performance.now();
+      server = await echo(client, work);
+      direct.push(performance.now() - t - server);
+    }
+    const stats = (xs: number[]) => ({ p50: r(summary(xs).p50, 3), p95: r(summary(xs).p95, 3), p99: r(summary(xs).p99, 3) });
+    results[`server_work_${work}ms`] = { http_then_grpc_ms: stats(relay), grpc_only_ms: stats(direct) };
   }
   const out = {
     machine: { cpu: cpus()[0]?.model, cores: availableParallelism(), node: process.version, loadavg: loadavg().map((x) => r(x)) },
     date: new Date().toISOString(),
-    note: 'bare hops, 30 KB answer, no platform code: client -> node:http -> grpc-js unary, and client -> grpc-js unary',
-    http_then_grpc_ms: { p50: r(summary(relay).p50, 3), p95: r(summary(relay).p95, 3), p99: r(summary(relay).p99, 3) },
-    grpc_only_ms: { p50: r(summary(direct).p50, 3), p95: r(summary(direct).p95, 3), p99: r(summary(direct).p99, 3) },
+    note: 'bare hops, 30 KB answer, no platform code: client -> node:http -> grpc-js unary, and client -> grpc-js unary; latency minus the time the gRPC server measured for itself',
+    ...results,
   };
   agent.destroy();
   grpcServer.child.kill();
