@@ -79,6 +79,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   }
   server.keepAliveTimeout = 65_000;
   deps.cleanup.start();
+  router.warm();
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info('facade listening', { url: `http://${host}:${port}`, scheduler: config.schedulerAddress, routing: config.routing });

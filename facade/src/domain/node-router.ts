@@ -13,7 +13,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { NodeView } from '../../../gen/tts/v1/scheduler.js';
 import { NodeState, type NodeStatusReport } from '../../../gen/tts/v1/synthesis.js';
 import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { callUnary, schedulerClient } from '../../../services/common/src/grpc/clients.js';
+import { callUnary, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
 import { createLogger, type Logger } from '../../../services/common/src/logging/logger.js';
 import {
   createRoutingPolicy,
@@ -173,6 +173,14 @@ export class NodeRouter {
     };
   }
 
+  /**
+   * Starts the background refresh now rather than at the first request (the facade does so at
+   * start-up, so its channels to the nodes are connected before the first request arrives).
+   */
+  warm(): void {
+    this.start();
+  }
+
   /** Stops the background refresh (shutdown). */
   close(): void {
     this.closed = true;
@@ -231,6 +239,9 @@ export class NodeRouter {
     return this.pending;
   }
 
+  /** Node addresses whose channel this router has asked to connect. */
+  private readonly connected = new Set<string>();
+
   private async fetch(): Promise<RoutingView> {
     this.lastFetchStartMs = Date.now();
     const scheduler = schedulerClient(this.options.schedulerAddress);
@@ -283,7 +294,15 @@ export class NodeRouter {
         routedSinceReport: before && before.reportedAtMs === n.lastHeartbeatUnixMs ? before.routedSinceReport : 0,
       };
       all.push(entry);
-      if (n.healthy && n.status.state === NodeState.NODE_STATE_READY) ready.push(entry);
+      if (n.healthy && n.status.state === NodeState.NODE_STATE_READY) {
+        ready.push(entry);
+        // Connect to a node as soon as it is known, so the first request does not pay for the
+        // HTTP/2 connection (the channel connects in the background; an idle one reconnects).
+        if (!this.connected.has(n.status.address)) {
+          this.connected.add(n.status.address);
+          synthesizerClient(n.status.address).getChannel().getConnectivityState(true);
+        }
+      }
     }
     return { nodes, all, ready, fetchedAtMs: Date.now() };
   }

@@ -14,7 +14,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, readdirSync, readFileSync } from 'node:fs';
 import { access, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
@@ -49,6 +49,50 @@ let exitHookInstalled = false;
 function killAllSync(): void {
   for (const pid of live) killGroup(pid);
   live.clear();
+}
+
+/** Live (not zombie) processes of group `pgid`, from /proc; undefined where there is no /proc. */
+function liveGroupMembers(pgid: number): number | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  let live = 0;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesized command: state ppid pgrp ...
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') live++;
+  }
+  return live;
+}
+
+/**
+ * Resolves once no process of group `pgid` is running (or after `timeoutMs`). A zombie waiting for
+ * init to reap it counts as gone.
+ */
+async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const live = liveGroupMembers(pgid);
+    if (live === 0) return;
+    if (live === undefined) {
+      try {
+        process.kill(-pgid, 0);
+      } catch {
+        return;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 function killGroup(pid: number): void {
@@ -304,13 +348,15 @@ export class FestivalServer implements PoolSlot {
     if (this.started && !this.disposed) this.onDeath(error);
   }
 
-  /** Kills the process group and removes the init file. */
+  /** Kills the process group, waits until every member is gone, and removes the init file. */
   async dispose(): Promise<void> {
     if (!this.disposed) {
       this.disposed = true;
       this.fail(new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the server was stopped'));
     }
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
+    // The child serving our connection is killed with the group but reaped by init, maybe later.
+    if (this.child.pid !== undefined) await groupGone(this.child.pid, 2000);
     if (this.child.pid !== undefined) live.delete(this.child.pid);
     await rm(this.initFile, { force: true });
   }
