@@ -172,6 +172,23 @@ describe('NodeRouter (lookaside routing)', () => {
     assert.ok(seen.has(a.nodeId));
   });
 
+  test('a node a call could not reach is skipped until it reports again; with every node suspect, one is still tried', async () => {
+    const r = router({ refreshMs: 60_000 });
+    await r.pick(FLITE, []);
+    r.suspect(a.nodeId);
+    // Picks answer from the cached view (no I/O), so they all run before the refresh triggered above.
+    for (let i = 0; i < 20; i++) assert.equal((await r.pick(FLITE, [])).nodeId, b.nodeId);
+    r.suspect(b.nodeId);
+    assert.ok([a.nodeId, b.nodeId].includes((await r.pick(FLITE, [])).nodeId), 'every node suspect: still routed');
+    // Both keep heart-beating: once the view holds newer reports, both are picked again.
+    const reported = scheduler.context.membership.get(a.nodeId)!.lastHeartbeatMs;
+    await waitFor(() => scheduler.context.membership.get(a.nodeId)!.lastHeartbeatMs > reported && scheduler.context.membership.get(b.nodeId)!.lastHeartbeatMs > reported, 5000, 'newer reports');
+    await freshFetch(r);
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) seen.add((await r.pick(FLITE, [])).nodeId);
+    assert.deepEqual([...seen].sort(), [a.nodeId, b.nodeId].sort());
+  });
+
   test('a removed node leaves the picks after a refresh', async () => {
     const r = router({ refreshMs: 50 });
     await r.pick(FLITE, []);

@@ -16,6 +16,7 @@ import { TtsError } from '../../../services/common/src/errors/tts-error.js';
 import { callUnary, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
 import { createLogger, type Logger } from '../../../services/common/src/logging/logger.js';
 import {
+  candidates,
   createRoutingPolicy,
   routeOrError,
   type RoutableNode,
@@ -132,7 +133,12 @@ export class NodeRouter {
   async pick(req: RoutedRequest, exclude: readonly string[] = []): Promise<RoutedNode> {
     this.start();
     const view = this.view ?? (await this.firstView());
-    const decision = routeOrError(view.all, view.ready, this.policy, { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude });
+    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude };
+    const trusted = this.suspects.size === 0 ? view.ready : view.ready.filter((e) => this.suspects.get(e.status.nodeId) !== e.reportedAtMs);
+    // With every candidate suspect, trying one beats refusing the request.
+    const decision = trusted.length > 0 && candidates(trusted, route).length > 0
+      ? routeOrError(view.all, trusted, this.policy, route)
+      : routeOrError(view.all, view.ready, this.policy, route);
     return { nodeId: decision.entry.status.nodeId, address: decision.entry.status.address, estimatedStartSeconds: decision.startSeconds };
   }
 
@@ -159,6 +165,18 @@ export class NodeRouter {
     if (this.closed) return;
     if (this.pending) this.again = true;
     else this.schedule(this.soonMs());
+  }
+
+  /**
+   * A call could not reach the node (connection refused or reset, or it is shutting down): picks
+   * skip it until the scheduler has a newer report of it, so a node that died is not tried by
+   * every request until the scheduler notices; a node that is fine is back after its next
+   * heartbeat. Also refreshes the view.
+   */
+  suspect(nodeId: string): void {
+    const entry = this.view?.all.find((e) => e.status.nodeId === nodeId);
+    if (entry !== undefined) this.suspects.set(nodeId, entry.reportedAtMs);
+    this.invalidate();
   }
 
   /** Counters and age of the view. */
@@ -241,6 +259,8 @@ export class NodeRouter {
 
   /** Node addresses whose channel this router has asked to connect. */
   private readonly connected = new Set<string>();
+  /** Nodes a call could not reach, with the report they had then: skipped until a newer report. */
+  private readonly suspects = new Map<string, number>();
 
   private async fetch(): Promise<RoutingView> {
     this.lastFetchStartMs = Date.now();
@@ -303,6 +323,9 @@ export class NodeRouter {
           synthesizerClient(n.status.address).getChannel().getConnectivityState(true);
         }
       }
+    }
+    for (const [nodeId, reportedAtMs] of this.suspects) {
+      if (!all.some((e) => e.status.nodeId === nodeId && e.reportedAtMs === reportedAtMs)) this.suspects.delete(nodeId);
     }
     return { nodes, all, ready, fetchedAtMs: Date.now() };
   }
