@@ -30,7 +30,8 @@ const dashboard = JSON.parse(readFileSync('charts/tts-platform/files/grafana-das
 };
 const allRules = rules.spec.groups.flatMap((g) => g.rules);
 const records = new Map(allRules.filter((r) => r.record).map((r) => [r.record!, r.expr]));
-const alerts = allRules.filter((r) => r.alert);
+/** The SLO burn-rate alerts (other alerts, e.g. on metering, carry no `slo` label). */
+const alerts = allRules.filter((r) => r.alert && r.labels?.['slo'] !== undefined);
 
 /** PromQL duration of a window in minutes (5m, 1h, 1d, ...). */
 function duration(minutes: number): string {

@@ -267,11 +267,12 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
   test('Prometheus endpoint of the process: semantic-convention and platform metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${telemetry.status.metricsPort}/metrics`)).text();
     const m = PLATFORM_METRICS;
-    for (const metric of [m.httpServerDuration, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs]) {
+    for (const metric of [m.httpServerDuration, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs, m.writeBehindBuffered, m.writeBehindDropped]) {
       assert.match(text, new RegExp(`^${metric.prometheus}(_bucket|_count|_sum)?\\{`, 'm'), metric.prometheus);
     }
     assert.match(text, /http_server_request_duration_count\{[^}]*http_route="\/api\/tts"[^}]*\} \d+/);
     assert.match(text, /rpc_server_call_duration_count\{[^}]*rpc_method="tts\.v1\.Synthesizer\/Synthesize"/);
+    for (const records of ['usage_events', 'consent_audit', 'slo_requests']) assert.match(text, new RegExp(`^tts_write_behind_buffered\\{[^}]*tts_records="${records}"`, 'm'), records);
   });
 
   test('the new operations are for administrators only', async () => {

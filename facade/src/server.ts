@@ -21,6 +21,7 @@ import { LogStreamHub } from './domain/log-stream.js';
 import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
 import { SloRepository } from '../../services/common/src/data/index.js';
+import { observeWriteBehind } from '../../services/common/src/telemetry/instruments.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface FacadeStartOptions extends Partial<FacadeConfig> {
@@ -80,6 +81,11 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   server.keepAliveTimeout = 65_000;
   deps.cleanup.start();
   router.warm();
+  const stopBacklogGauges = observeWriteBehind(() => [
+    { records: 'usage_events', ...deps.access.usage.backlog() },
+    { records: 'consent_audit', ...deps.access.audits.consentBacklog() },
+    { records: 'slo_requests', ...deps.slo.backlog() },
+  ]);
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info('facade listening', { url: `http://${host}:${port}`, scheduler: config.schedulerAddress, routing: config.routing });
@@ -104,6 +110,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
         deps.logStreams.closeAll();
       }).then(async () => {
         router.close();
+        stopBacklogGauges();
         await deps.metering.drain();
         await deps.cleanup.stop();
         await deps.slo.drain();

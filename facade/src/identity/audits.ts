@@ -67,6 +67,11 @@ export class AuditService {
     this.consentWriter.record({ ...input, at: input.at ?? new Date() });
   }
 
+  /** Consent records waiting to be written, and dropped (storage unreachable with the buffer full). */
+  consentBacklog(): { buffered: number; dropped: number } {
+    return this.consentWriter.backlog();
+  }
+
   /** Writes every buffered consent record and waits (shutdown; tests before reading). */
   drain(): Promise<void> {
     return this.consentWriter.drain();

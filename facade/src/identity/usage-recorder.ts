@@ -53,9 +53,9 @@ export class UsageRecorder implements PendingUsage {
     this.listeners.push(fn);
   }
 
-  /** Events dropped because storage stayed unreachable with the buffer full. */
-  get dropped(): number {
-    return this.writer.dropped;
+  /** Events waiting to be written, and events dropped because storage stayed unreachable with the buffer full. */
+  backlog(): { buffered: number; dropped: number } {
+    return this.writer.backlog();
   }
 
   /** Writes every buffered event and waits (shutdown; tests before reading reports). */

@@ -127,6 +127,11 @@ export class UsageService {
     this.recorder.record(event);
   }
 
+  /** Usage events waiting to be written, and dropped (storage unreachable with the buffer full). */
+  backlog(): { buffered: number; dropped: number } {
+    return this.recorder.backlog();
+  }
+
   /** Writes every recorded event and waits (shutdown; before reading reports in tests). */
   drain(): Promise<void> {
     return this.recorder.drain();

@@ -114,6 +114,11 @@ export class SloService {
     this.recorder.record({ at: this.clock(), ...input });
   }
 
+  /** SLI rows waiting to be written, and dropped (storage unreachable with the buffer full). */
+  backlog(): { buffered: number; dropped: number } {
+    return this.recorder.backlog();
+  }
+
   /** Writes every buffered SLI and waits for the writes (shutdown; tests before reading). */
   async drain(): Promise<void> {
     await this.recorder.drain();

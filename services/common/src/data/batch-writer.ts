@@ -49,6 +49,11 @@ export class BatchWriter<T> {
     return this.droppedRows;
   }
 
+  /** Rows waiting and rows dropped so far (for metrics). */
+  backlog(): { buffered: number; dropped: number } {
+    return { buffered: this.buffer.length, dropped: this.droppedRows };
+  }
+
   /** Rows not yet written. Inside `exclusive`, every other row is committed. */
   buffered(): readonly T[] {
     return this.buffer;

@@ -11,11 +11,13 @@ export {
   METER_NAME,
   observeJobs,
   observeNodeLoad,
+  observeWriteBehind,
   PLATFORM_METRICS,
   platformMeter,
   type NodeLoad,
   type PlatformInstruments,
   type StopObserving,
+  type WriteBehindBacklog,
 } from './instruments.js';
 export { activeTraceIds, inSpan, recordFailure, tracer, TRACER_NAME } from './tracing.js';
 export { clientTelemetryInterceptor, instrumentService, REQUEST_ID_METADATA, UNTRACED_METHODS } from './grpc.js';

@@ -9,7 +9,7 @@
  * created on first use and again if the provider changes, so code that records before (or
  * without) the SDK costs nothing and records nothing.
  */
-import { metrics, type Counter, type Histogram, type Meter, type ObservableGauge } from '@opentelemetry/api';
+import { metrics, type Counter, type Histogram, type Meter, type Observable } from '@opentelemetry/api';
 import { METRIC_HTTP_SERVER_REQUEST_DURATION, METRIC_RPC_CLIENT_CALL_DURATION, METRIC_RPC_SERVER_CALL_DURATION } from '@opentelemetry/semantic-conventions';
 import { VERSION } from '../version.js';
 
@@ -33,6 +33,8 @@ export const PLATFORM_METRICS = {
   nodeInFlight: { name: 'tts.node.in_flight', unit: '{request}', prometheus: 'tts_node_in_flight' },
   nodeQueueDepth: { name: 'tts.node.queue.depth', unit: '{request}', prometheus: 'tts_node_queue_depth' },
   nodeQueuedWork: { name: 'tts.node.queued_work', unit: 's', prometheus: 'tts_node_queued_work' },
+  writeBehindBuffered: { name: 'tts.write_behind.buffered', unit: '{record}', prometheus: 'tts_write_behind_buffered' },
+  writeBehindDropped: { name: 'tts.write_behind.dropped', unit: '{record}', prometheus: 'tts_write_behind_dropped_total' },
 } as const;
 
 /** The synchronous instruments. */
@@ -102,7 +104,7 @@ function current(): { meter: Meter; instruments: PlatformInstruments } {
 /** Stops an observation started by one of the `observe*` functions. */
 export type StopObserving = () => void;
 
-function observeGauge(gauge: ObservableGauge, read: () => Promise<readonly (readonly [number, Record<string, string>])[]> | readonly (readonly [number, Record<string, string>])[]): StopObserving {
+function observeGauge(gauge: Observable, read: () => Promise<readonly (readonly [number, Record<string, string>])[]> | readonly (readonly [number, Record<string, string>])[]): StopObserving {
   const callback = async (result: { observe(value: number, attributes?: Record<string, string>): void }): Promise<void> => {
     try {
       for (const [value, attributes] of await read()) result.observe(value, attributes);
@@ -137,6 +139,31 @@ export function observeNodeLoad(nodeId: string, read: () => NodeLoad): StopObser
     observeGauge(meter.createObservableGauge(m.nodeInFlight.name, { unit: m.nodeInFlight.unit, description: 'Requests being synthesized on the node.' }), () => [[read().inFlight, attrs]]),
     observeGauge(meter.createObservableGauge(m.nodeQueueDepth.name, { unit: m.nodeQueueDepth.unit, description: 'Requests waiting for an engine slot on the node.' }), () => [[read().queueDepth, attrs]]),
     observeGauge(meter.createObservableGauge(m.nodeQueuedWork.name, { unit: m.nodeQueuedWork.unit, description: 'Estimated compute seconds of queued and running work on the node.' }), () => [[read().queuedWorkSeconds, attrs]]),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
+/** Backlog of one write-behind buffer (usage events, consent records, SLI rows). */
+export interface WriteBehindBacklog {
+  /** What the records are, e.g. "usage_events" (attribute `tts.records`). */
+  readonly records: string;
+  /** Records waiting to be written. */
+  readonly buffered: number;
+  /** Records dropped since start because storage stayed unreachable with the buffer full. */
+  readonly dropped: number;
+}
+
+/** Write-behind buffers (`tts.write_behind.buffered`, `tts.write_behind.dropped`), attribute `tts.records`. */
+export function observeWriteBehind(read: () => readonly WriteBehindBacklog[]): StopObserving {
+  const meter = platformMeter();
+  const m = PLATFORM_METRICS;
+  const buffered = meter.createObservableGauge(m.writeBehindBuffered.name, { unit: m.writeBehindBuffered.unit, description: 'Records waiting in a write-behind buffer.' });
+  const dropped = meter.createObservableCounter(m.writeBehindDropped.name, { unit: m.writeBehindDropped.unit, description: 'Records a write-behind buffer dropped because storage stayed unreachable with the buffer full.' });
+  const stops = [
+    observeGauge(buffered, () => read().map((b) => [b.buffered, { 'tts.records': b.records }] as const)),
+    observeGauge(dropped, () => read().map((b) => [b.dropped, { 'tts.records': b.records }] as const)),
   ];
   return () => {
     for (const stop of stops) stop();
