@@ -10,8 +10,8 @@
  * /proc before and after each run). On a saturated CPU-bound platform throughput is cores divided
  * by CPU per request, so the CPU figure gives the throughput cost even when other work on the
  * machine makes requests/s noisy. Last, in this process, the CPU time of the telemetry work one
- * request causes (spans, metric records, propagation and log context of the facade, the two gRPC
- * hops and the node's pipeline, the SDK started as in the `on` setting) is measured on its own:
+ * request causes (spans, metric records, propagation and log context of the facade, its gRPC call
+ * to the node and the node's pipeline, the SDK started as in the `on` setting) is measured on its own:
  * a bound that other load on the machine cannot blur.
  * Target: telemetry costs at most 5 % of throughput.
  * Writes bench/results/telemetry.json.
@@ -132,7 +132,7 @@ sink.close();
 /**
  * CPU microseconds of the telemetry work of one short synthesis request, in this process, with the
  * SDK as the `on` setting starts it: what requestTelemetry, the gRPC client interceptor and server
- * wrapper (PickNode and Synthesize) and the pipeline (queue wait, inference, encode) do per request.
+ * wrapper (Synthesize) and the pipeline (queue wait, inference, encode) do per request.
  */
 async function telemetryCpuPerRequestUs(iterations: number): Promise<number> {
   setLogSink(() => undefined);
@@ -144,7 +144,7 @@ async function telemetryCpuPerRequestUs(iterations: number): Promise<number> {
     const http = tracer().startSpan('POST', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST' } }, parent);
     context.with(trace.setSpan(parent, http), () =>
       withLogFields({ request_id: 'r' }, () => {
-        for (const method of ['tts.v1.Scheduler/PickNode', 'tts.v1.Synthesizer/Synthesize']) {
+        for (const method of ['tts.v1.Synthesizer/Synthesize']) {
           const client = tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { 'rpc.system.name': 'grpc', 'rpc.method': method } });
           const md = new Metadata();
           propagation.inject(trace.setSpan(context.active(), client), md, { set: (c, k, v) => c.set(k, v) });
