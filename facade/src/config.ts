@@ -70,7 +70,7 @@ export interface FacadeConfig {
    * after this long. @default 2000 with DATABASE_URL; 60000 embedded, where this facade is the
    * database's only writer (TTS_IDENTITY_CACHE_MS)
    */
-  readonly identityCacheMs: number;
+  readonly identityCacheMs: number | undefined;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -104,6 +104,6 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),
     cleanupIntervalMinutes: envInt(env, 'TTS_CLEANUP_INTERVAL_MIN', 60, { min: 0, max: 7 * 24 * 60 }),
     meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 200, { min: 1, max: 60_000 }),
-    identityCacheMs: envInt(env, 'TTS_IDENTITY_CACHE_MS', envOptional(env, 'DATABASE_URL') === undefined ? 60_000 : 2000, { min: 0, max: 600_000 }),
+    identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
   });
 }

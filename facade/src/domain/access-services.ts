@@ -55,7 +55,9 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
   }
   const apiKeyRepo = new ApiKeyRepository(database);
   const usageRepo = new UsageRepository(database);
-  const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: config.identityCacheMs });
+  // Embedded, this facade is the database's only writer, so its caches can live longer.
+  const identityCacheMs = config.identityCacheMs ?? (embedded ? 60_000 : 2000);
+  const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs });
   const challenge = new ChallengeService({
     secret: await loadChallengeSecret({ envValue: config.challengeSecret, secrets: new SecretRepository(database) }),
     kv,
@@ -70,7 +72,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
   // Usage and consent records are written behind the response, in batches; quota figures are
   // cached per key and kept current with this replica's requests (identity/quotas.ts).
   const recorder = new UsageRecorder(usageRepo, logger, { flushMs: config.meteringFlushMs });
-  const quotas = new QuotaService({ usage: usageRepo, pending: recorder, cacheTtlMs: config.identityCacheMs });
+  const quotas = new QuotaService({ usage: usageRepo, pending: recorder, cacheTtlMs: identityCacheMs });
   return {
     database,
     kv,
