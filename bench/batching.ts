@@ -27,13 +27,15 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ort from 'onnxruntime-node';
-import { HEAVY_FIXTURE, makePiperFixtures } from '../scripts/fixtures/make-piper-fixtures.js';
-import { GraphBuilder } from '../scripts/fixtures/onnx-builder.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { DynamicBatcher } from '../services/inference-node/src/batching/index.js';
-import { planSynthesis, synthesizeWhole, type SynthesisJob } from '../services/inference-node/src/domain/pipeline.js';
-import { createEspeakPhonemizer } from '../services/inference-node/src/engines/espeak/index.js';
+import { HEAVY_FIXTURE, makePiperFixtures } from '@tts/fixtures';
+import { GraphBuilder } from '@tts/fixtures/onnx-builder';
+import { setLogSink } from '@tts/common';
 import {
+  DynamicBatcher,
+  planSynthesis,
+  synthesizeWhole,
+  type SynthesisJob,
+  createEspeakPhonemizer,
   PiperModel,
   phonemesToIds,
   readPiperConfig,
@@ -41,8 +43,8 @@ import {
   startOnnxRunner,
   type PiperEngine,
   type PiperUtterance,
-} from '../services/inference-node/src/engines/piper/index.js';
-import { start as startNode } from '../services/inference-node/src/index.js';
+} from '@tts/inference-node/testing';
+import { start as startNode } from '@tts/inference-node';
 import { load, r, summary } from './support.js';
 
 setLogSink(() => undefined);

@@ -13,13 +13,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import { AudioEncoding } from '../gen/tts/v1/synthesis.js';
-import { callUnary, closeAllClients, schedulerClient, synthesizerClient } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { prepareText } from '../services/common/src/text/index.js';
-import { planSynthesis, synthesizeStreaming, synthesizeWhole, type SynthesisJob } from '../services/inference-node/src/domain/pipeline.js';
-import { fliteDirectSynthesize } from '../services/inference-node/src/engines/flite/index.js';
-import { start as startNode } from '../services/inference-node/src/index.js';
+import { AudioEncoding } from '@tts/proto/synthesis';
+import { callUnary, closeAllClients, schedulerClient, synthesizerClient, setLogSink } from '@tts/common';
+import {
+  prepareText,
+  planSynthesis,
+  synthesizeStreaming,
+  synthesizeWhole,
+  type SynthesisJob,
+  fliteDirectSynthesize,
+} from '@tts/inference-node/testing';
+import { start as startNode } from '@tts/inference-node';
 import { launchPlatform, post, postFirstByte, serverTiming, type LaunchedPlatform } from './platform.js';
 import { load, r, summary } from './support.js';
 

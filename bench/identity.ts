@@ -7,11 +7,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { ApiKeyRepository, openDatabase } from '../services/common/src/data/index.js';
-import { freshSchemaName, TEST_DATABASE_URL } from '../services/common/src/data/testing.js';
-import { openKv } from '../services/common/src/kv/index.js';
-import { freshPrefix, TEST_REDIS_URL } from '../services/common/src/kv/testing.js';
-import { ApiKeyService, RateLimitService } from '../facade/src/identity/index.js';
+import { openDatabase } from '@tts/common/data';
+import { ApiKeyRepository, ApiKeyService, RateLimitService } from '@tts/facade/testing';
+import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
+import { openKv } from '@tts/common/kv';
 import { r, summary } from './support.js';
 
 const N = Number(process.env['BENCH_IDENTITY_N'] ?? 3000);

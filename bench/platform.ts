@@ -7,6 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../tests/support/processes.js';
+import { nodeArgsFor } from '@tts/common';
 
 /** A launched platform. */
 export interface LaunchedPlatform {
@@ -25,7 +26,7 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
   const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -22,18 +22,17 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JobOwnerKind, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { openWorkQueue } from '../services/common/src/kv/index.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { start as startNode, type RunningNode, type SynthesisEngine, type VoiceDescriptor } from '../services/inference-node/src/index.js';
+import { JobOwnerKind, type SchedulerClient } from '@tts/proto/scheduler';
+import { callUnary, closeAllClients, schedulerClient, setLogSink } from '@tts/common';
+import { openWorkQueue } from '@tts/common/kv';
+import { start as startNode, type RunningNode, type SynthesisEngine, type VoiceDescriptor } from '@tts/inference-node';
 import {
   jobSpec,
   openJobStorage,
   startSchedulerProcess,
   watchJobEvents,
   type ServiceProcess,
-} from '../services/scheduler/src/testing.js';
+} from '@tts/scheduler/testing';
 import { freePort } from '../tests/support/processes.js';
 import { r, summary } from './support.js';
 

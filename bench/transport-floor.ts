@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { credentials, makeGenericClientConstructor, Server, ServerCredentials, type sendUnaryData, type ServiceDefinition } from '@grpc/grpc-js';
 import { r, summary } from './support.js';
+import { SOURCE_EXEC_ARGV } from '@tts/common';
 
 const identity = (b: Buffer): Buffer => b;
 const ECHO: ServiceDefinition = {
@@ -70,7 +71,7 @@ async function serveHttp(grpcPort: number): Promise<number> {
 }
 
 function start(role: string, arg = ''): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(fileURLToPath(import.meta.url), [role, arg], { execArgv: ['--import', 'tsx'] });
+  const child = fork(fileURLToPath(import.meta.url), [role, arg], { execArgv: [...SOURCE_EXEC_ARGV] });
   return new Promise((resolve, reject) => {
     child.once('message', (port) => resolve({ child, port: Number(port) }));
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Generates TypeScript for proto/**/*.proto into gen/ with ts-proto (grpc-js services).
-// `--check` regenerates into a temporary folder and fails when gen/ differs (drift check for CI).
+// Generates TypeScript for proto/**/*.proto into proto/gen/ (the @tts/proto package) with ts-proto
+// (grpc-js services). `--check` regenerates into a temporary folder and fails when proto/gen/ differs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,7 +21,7 @@ function walk(dir, ext) {
 
 function generate(outDir) {
   mkdirSync(outDir, { recursive: true });
-  const protos = walk(protoDir, '.proto').map((p) => relative(protoDir, p));
+  const protos = walk(join(protoDir, 'tts'), '.proto').map((p) => relative(protoDir, p));
   const protoc = require.resolve('protoc/protoc.cjs');
   const plugin = join(root, 'node_modules', '.bin', 'protoc-gen-ts_proto');
   execFileSync(process.execPath, [
@@ -43,10 +43,10 @@ function stamp(dir) {
   }
 }
 
-const genDir = join(root, 'gen');
+const genDir = join(protoDir, 'gen');
 if (check) {
   if (!existsSync(genDir)) {
-    console.error('gen/ is missing: run `npm run proto`');
+    console.error('proto/gen/ is missing: run `npm run proto`');
     process.exit(1);
   }
   const tmp = mkdtempSync(join(tmpdir(), 'proto-check-'));
@@ -57,13 +57,13 @@ if (check) {
     a.some((f) => header + readFileSync(join(tmp, f), 'utf8') !== readFileSync(join(genDir, f), 'utf8'));
   rmSync(tmp, { recursive: true, force: true });
   if (drift) {
-    console.error('gen/ drifted from proto/: run `npm run proto`');
+    console.error('proto/gen/ drifted from proto/: run `npm run proto`');
     process.exit(1);
   }
-  console.log('gen/ matches proto/');
+  console.log('proto/gen/ matches proto/');
 } else {
   rmSync(genDir, { recursive: true, force: true });
   generate(genDir);
   stamp(genDir);
-  console.log('generated', walk(genDir, '.ts').length, 'files into gen/');
+  console.log('generated', walk(genDir, '.ts').length, 'files into proto/gen/');
 }

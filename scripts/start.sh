@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # exec the launcher itself (not through npm) so SIGINT/SIGTERM reach it directly.
-exec node dist/services/launcher/src/main.js
+exec node services/launcher/dist/main.js

@@ -17,4 +17,4 @@ npx eslint --max-warnings=0 .
 
 mapfile -t files < <(find services facade tests scripts -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 echo "== tests (${#files[@]} files)"
-exec node --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
+exec node --conditions=@tts/source --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { loadOpenApiDocument, operationsOf } from '../facade/src/domain/openapi-document.js';
-import { solveChallenge } from '../facade/src/identity/index.js';
+import { setLogSink } from '@tts/common';
+import { loadOpenApiDocument, operationsOf, solveChallenge } from '@tts/facade/testing';
 import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const logLines: string[] = [];

@@ -10,12 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobOwnerKind, JobState, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { AudioEncoding } from '../gen/tts/v1/synthesis.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { TtsError } from '../services/common/src/errors/tts-error.js';
-import { start, type RunningScheduler } from '../services/scheduler/src/index.js';
+import { JobOwnerKind, JobState, type SchedulerClient } from '@tts/proto/scheduler';
+import { AudioEncoding } from '@tts/proto/synthesis';
+import { callUnary, closeAllClients, schedulerClient, setLogSink, TtsError } from '@tts/common';
+import { start, type RunningScheduler } from '@tts/scheduler';
 import {
   jobSpec,
   openJobStorage,
@@ -27,7 +25,7 @@ import {
   watchJobEvents,
   type JobStorage,
   type ServiceProcess,
-} from '../services/scheduler/src/testing.js';
+} from '@tts/scheduler/testing';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 

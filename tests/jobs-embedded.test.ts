@@ -9,13 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobState, type Job, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { TtsError } from '../services/common/src/errors/tts-error.js';
-import { start as startNode, type RunningNode } from '../services/inference-node/src/index.js';
-import { start, type RunningScheduler, type SchedulerStartOptions } from '../services/scheduler/src/index.js';
-import { jobSpec, pollJobEvents, readJobAudio, submitJob, waitUntil } from '../services/scheduler/src/testing.js';
+import { JobState, type Job, type SchedulerClient } from '@tts/proto/scheduler';
+import { callUnary, closeAllClients, schedulerClient, setLogSink, TtsError } from '@tts/common';
+import { start as startNode, type RunningNode } from '@tts/inference-node';
+import { start, type RunningScheduler, type SchedulerStartOptions } from '@tts/scheduler';
+import { jobSpec, pollJobEvents, readJobAudio, submitJob, waitUntil } from '@tts/scheduler/testing';
 import { freePort } from './support/processes.js';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeWav } from '../services/common/src/audio/index.js';
-import { solveChallenge } from '../facade/src/identity/index.js';
+import { decodeWav } from '@tts/inference-node/testing';
+import { solveChallenge } from '@tts/facade/testing';
 import { assertSpeech, inspectClip } from './support/audio.js';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 

@@ -9,12 +9,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { start as startNode, type RunningNode } from '../services/inference-node/src/index.js';
-import { start, type RunningScheduler } from '../services/scheduler/src/index.js';
-import { jobSpec, openJobStorage, pollJobEvents, submitJob, waitUntil, type JobStorage } from '../services/scheduler/src/testing.js';
+import type { SchedulerClient } from '@tts/proto/scheduler';
+import { callUnary, closeAllClients, schedulerClient, setLogSink } from '@tts/common';
+import { start as startNode, type RunningNode } from '@tts/inference-node';
+import { start, type RunningScheduler } from '@tts/scheduler';
+import { jobSpec, openJobStorage, pollJobEvents, submitJob, waitUntil, type JobStorage } from '@tts/scheduler/testing';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 

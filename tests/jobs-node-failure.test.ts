@@ -8,10 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobState, type JobEvent, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { start, type RunningScheduler } from '../services/scheduler/src/index.js';
+import { JobState, type JobEvent, type SchedulerClient } from '@tts/proto/scheduler';
+import { callUnary, closeAllClients, schedulerClient, setLogSink } from '@tts/common';
+import { start, type RunningScheduler } from '@tts/scheduler';
 import {
   jobSpec,
   openJobStorage,
@@ -22,7 +21,7 @@ import {
   waitUntil,
   type JobStorage,
   type ServiceProcess,
-} from '../services/scheduler/src/testing.js';
+} from '@tts/scheduler/testing';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 

@@ -9,9 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobState, type Job, type JobEvent, type SchedulerClient } from '../gen/tts/v1/scheduler.js';
-import { callUnary, closeAllClients, schedulerClient } from '../services/common/src/grpc/clients.js';
-import { openWorkQueue } from '../services/common/src/kv/index.js';
+import { JobState, type Job, type JobEvent, type SchedulerClient } from '@tts/proto/scheduler';
+import { callUnary, closeAllClients, schedulerClient } from '@tts/common';
+import { openWorkQueue } from '@tts/common/kv';
 import {
   jobSpec,
   openJobStorage,
@@ -23,7 +23,7 @@ import {
   waitUntil,
   type JobStorage,
   type ServiceProcess,
-} from '../services/scheduler/src/testing.js';
+} from '@tts/scheduler/testing';
 import { freePort } from './support/processes.js';
 
 const TEXT = 'Every queued job must survive the restart of its scheduler. ';

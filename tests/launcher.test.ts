@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { alive, commandOf, descendants, freePort } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
+import { nodeArgsFor } from '@tts/common';
 
 test('launcher starts the embedded platform as separate processes and stops it cleanly on SIGTERM', { timeout: 120_000 }, async () => {
   const port = await freePort();
@@ -20,7 +21,7 @@ test('launcher starts the embedded platform as separate processes and stops it c
   delete env['DATABASE_URL'];
   delete env['REDIS_URL'];
   delete env['TTS_ADMIN_KEY'];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

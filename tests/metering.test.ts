@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openDatabase, type Database } from '../services/common/src/data/index.js';
-import { TEST_DATABASE_URL } from '../services/common/src/data/testing.js';
+import { openDatabase, type Database } from '@tts/common/data';
+import { TEST_DATABASE_URL } from '@tts/common/testing';
 import { startPlatform, type TestPlatform } from './support/platform.js';
 
 describe('metering behind the response', () => {

@@ -6,15 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { NodeState } from '../gen/tts/v1/synthesis.js';
-import { ClusterView } from '../facade/src/domain/cluster.js';
-import { NodeRouter, type NodeRouterOptions } from '../facade/src/domain/node-router.js';
-import { TtsError } from '../services/common/src/errors/tts-error.js';
-import { closeAllClients } from '../services/common/src/grpc/clients.js';
-import { setLogSink } from '../services/common/src/logging/logger.js';
-import { start as startNode, type RunningNode } from '../services/inference-node/src/index.js';
-import { start as startScheduler, type RunningScheduler } from '../services/scheduler/src/index.js';
-import { openJobStorage, type JobStorage } from '../services/scheduler/src/testing.js';
+import { NodeState } from '@tts/proto/synthesis';
+import { ClusterView, NodeRouter, type NodeRouterOptions } from '@tts/facade/testing';
+import { TtsError, closeAllClients, setLogSink } from '@tts/common';
+import { start as startNode, type RunningNode } from '@tts/inference-node';
+import { start as startScheduler, type RunningScheduler } from '@tts/scheduler';
+import { openJobStorage, type JobStorage } from '@tts/scheduler/testing';
 import { freePort } from './support/processes.js';
 import { waitFor } from './support/platform.js';
 

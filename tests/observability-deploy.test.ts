@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { BURN_RATE_RULES, DEFAULT_OBJECTIVES, LATENCY_QUANTILE } from '../facade/src/slo/objectives.js';
-import { DURATION_BUCKETS_SEC, PLATFORM_METRICS } from '../services/common/src/telemetry/instruments.js';
+import { BURN_RATE_RULES, DEFAULT_OBJECTIVES, LATENCY_QUANTILE } from '@tts/facade/testing';
+import { DURATION_BUCKETS_SEC, PLATFORM_METRICS } from '@tts/common/telemetry';
 
 interface Rule {
   readonly record?: string;

@@ -13,10 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createLogger, recentLogs, setLogSink } from '../services/common/src/logging/logger.js';
-import { startTelemetry, type Telemetry } from '../services/common/src/telemetry/index.js';
-import { PLATFORM_METRICS } from '../services/common/src/telemetry/instruments.js';
-import { SloRepository } from '../services/common/src/data/index.js';
+import { createLogger, recentLogs, setLogSink } from '@tts/common';
+import { startTelemetry, type Telemetry, PLATFORM_METRICS } from '@tts/common/telemetry';
+import { SloRepository } from '@tts/facade/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 interface SseEvent {

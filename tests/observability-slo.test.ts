@@ -7,10 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { TEST_DATABASE_URL } from '../services/common/src/data/testing.js';
-import { TEST_REDIS_URL } from '../services/common/src/kv/testing.js';
-import { start as startFacade, type RunningFacade } from '../facade/src/index.js';
-import type { SloObjectives } from '../facade/src/slo/index.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '@tts/common/testing';
+import { start as startFacade, type RunningFacade } from '@tts/facade';
+import type { SloObjectives } from '@tts/facade/testing';
 import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
 
 const ENDPOINT = 'POST /api/tts';

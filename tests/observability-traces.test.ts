@@ -15,9 +15,10 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PLATFORM_METRICS } from '../services/common/src/telemetry/instruments.js';
+import { PLATFORM_METRICS } from '@tts/common/telemetry';
 import { freePort } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
+import { nodeArgsFor } from '@tts/common';
 
 interface ExportedSpan {
   readonly service: string;
@@ -117,7 +118,7 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
     for (const k of ['DATABASE_URL', 'REDIS_URL', 'OTEL_SDK_DISABLED', 'OTEL_SERVICE_NAME']) delete env[k];
-    child = spawn(process.execPath, ['--import', 'tsx', 'services/launcher/src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('"platform ready"'), 90_000, 'platform ready');

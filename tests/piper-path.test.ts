@@ -11,11 +11,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { makePiperFixtures, tinySamplesPerId, TINY_FIXTURE, type PiperFixtures } from '../scripts/fixtures/make-piper-fixtures.js';
-import { decodeWav } from '../services/common/src/audio/index.js';
-import { prepareText } from '../services/common/src/text/index.js';
-import { createEspeakPhonemizer, type EspeakPhonemizer } from '../services/inference-node/src/engines/espeak/index.js';
-import { phonemesToIds, readPiperConfig, splitPhonemes, type PiperEngine } from '../services/inference-node/src/engines/piper/index.js';
+import { makePiperFixtures, tinySamplesPerId, TINY_FIXTURE, type PiperFixtures } from '@tts/fixtures';
+import {
+  decodeWav,
+  prepareText,
+  createEspeakPhonemizer,
+  type EspeakPhonemizer,
+  phonemesToIds,
+  readPiperConfig,
+  splitPhonemes,
+  type PiperEngine,
+} from '@tts/inference-node/testing';
 import { inspectClip } from './support/audio.js';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 

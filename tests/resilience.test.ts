@@ -3,8 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { callUnary, synthesizerClient } from '../services/common/src/grpc/clients.js';
-import type { FestivalEngine } from '../services/inference-node/src/engines/festival/index.js';
+import { callUnary, synthesizerClient } from '@tts/common';
+import type { FestivalEngine } from '@tts/inference-node/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const LONG = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text that keeps the engine busy for a while.`).join(' ');

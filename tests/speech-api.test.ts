@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeWav } from '../services/common/src/audio/index.js';
+import { decodeWav } from '@tts/inference-node/testing';
 import { assertSpeech, inspectClip } from './support/audio.js';
 import { startPlatform, type TestPlatform } from './support/platform.js';
 

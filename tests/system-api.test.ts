@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { ERROR_CATALOGUE } from '../services/common/src/errors/catalogue.js';
+import { ERROR_CATALOGUE } from '@tts/common';
 import { startPlatform, type TestPlatform } from './support/platform.js';
 
 describe('system endpoints', () => {

@@ -1,8 +1,8 @@
 /**
  * Facade configuration, read once from the environment and frozen.
  */
-import { envBool, envEnum, envInt, envOptional, envString } from '../../services/common/src/config/env.js';
-import { ROUTING_POLICIES, type RoutingPolicyName } from '../../services/common/src/routing/index.js';
+import { envBool, envEnum, envInt, envOptional, envString } from '@tts/common';
+import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 

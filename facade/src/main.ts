@@ -1,7 +1,6 @@
 /** Process entry point of the facade. */
-import { exitWithParent } from '../../services/common/src/process/parent-watch.js';
-import { createLogger } from '../../services/common/src/logging/logger.js';
-import { startTelemetry } from '../../services/common/src/telemetry/sdk.js';
+import { exitWithParent, createLogger } from '@tts/common';
+import { startTelemetry } from '@tts/common/telemetry';
 import { start } from './server.js';
 
 const logger = createLogger('facade');

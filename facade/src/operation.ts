@@ -2,7 +2,7 @@
  * What every operation handler receives, and the dependencies the facade is built from.
  */
 import type { Request, Response } from 'express';
-import type { Logger } from '../../services/common/src/logging/logger.js';
+import type { Logger } from '@tts/common';
 import type { FacadeConfig } from './config.js';
 import type { AccessServices } from './domain/access-services.js';
 import type { ClusterView } from './domain/cluster.js';

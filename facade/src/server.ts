@@ -3,7 +3,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Logger } from '../../services/common/src/logging/logger.js';
+import { createLogger, type Logger } from '@tts/common';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
@@ -11,7 +11,7 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
-import { SecretRepository } from '../../services/common/src/data/index.js';
+import { SecretRepository, SloRepository } from './data/index.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
@@ -20,8 +20,7 @@ import { CleanupService } from './domain/cleanup.js';
 import { LogStreamHub } from './domain/log-stream.js';
 import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
-import { SloRepository } from '../../services/common/src/data/index.js';
-import { observeWriteBehind } from '../../services/common/src/telemetry/instruments.js';
+import { observeWriteBehind } from '@tts/common/telemetry';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface FacadeStartOptions extends Partial<FacadeConfig> {

@@ -1,6 +1,6 @@
 /** Audio assertions on real decoded audio. */
 import assert from 'node:assert/strict';
-import { decodeWithFfmpeg, probeAudio, rms, peak } from '../../services/common/src/audio/index.js';
+import { decodeWithFfmpeg, probeAudio, rms, peak } from '@tts/inference-node/testing';
 
 /** Facts about an encoded clip, from ffprobe and a real decode. */
 export interface ClipFacts {

@@ -6,16 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJobStorage } from '../../services/scheduler/src/testing.js';
-import { openDatabase } from '../../services/common/src/data/index.js';
-import { freshSchemaName, TEST_DATABASE_URL } from '../../services/common/src/data/testing.js';
-import { openKv } from '../../services/common/src/kv/index.js';
-import { freshPrefix, TEST_REDIS_URL } from '../../services/common/src/kv/testing.js';
-import { setLogSink } from '../../services/common/src/logging/logger.js';
-import { closeAllClients } from '../../services/common/src/grpc/clients.js';
-import { start as startScheduler, type RunningScheduler } from '../../services/scheduler/src/index.js';
-import { start as startNode, type NodeStartOptions, type RunningNode } from '../../services/inference-node/src/index.js';
-import { start as startFacade, type FacadeStartOptions, type RunningFacade } from '../../facade/src/index.js';
+import { openJobStorage } from '@tts/scheduler/testing';
+import { openDatabase } from '@tts/common/data';
+import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
+import { openKv } from '@tts/common/kv';
+import { setLogSink, closeAllClients } from '@tts/common';
+import { start as startScheduler, type RunningScheduler } from '@tts/scheduler';
+import { start as startNode, type NodeStartOptions, type RunningNode } from '@tts/inference-node';
+import { start as startFacade, type FacadeStartOptions, type RunningFacade } from '@tts/facade';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 

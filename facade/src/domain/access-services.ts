@@ -4,9 +4,10 @@
  * challenge, rate limits, quotas, usage and audits.
  */
 import { join } from 'node:path';
-import { ApiKeyRepository, AuditRepository, openDatabase, SecretRepository, UsageRepository, type Database } from '../../../services/common/src/data/index.js';
-import { openKv, type Kv } from '../../../services/common/src/kv/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { openDatabase, type Database } from '@tts/common/data';
+import { ApiKeyRepository, AuditRepository, SecretRepository, UsageRepository } from '../data/index.js';
+import { openKv, type Kv } from '@tts/common/kv';
+import type { Logger } from '@tts/common';
 import type { FacadeConfig } from '../config.js';
 import {
   AdminKeyVerifier,

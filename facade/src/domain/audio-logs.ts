@@ -3,8 +3,8 @@
  * (RecentAudioEvents) in parallel, and the answers are merged newest first. A node that does not
  * answer in time is reported as unreachable; the others' events are still returned.
  */
-import type { AudioEvent } from '../../../gen/tts/v1/synthesis.js';
-import { callUnary, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
+import type { AudioEvent } from '@tts/proto/synthesis';
+import { callUnary, synthesizerClient } from '@tts/common';
 import type { ClusterView } from './cluster.js';
 
 /** Events asked of each node, and the most returned in all. */

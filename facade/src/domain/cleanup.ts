@@ -12,8 +12,8 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { SloRepository } from '../../../services/common/src/data/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import type { SloRepository } from '../data/index.js';
+import type { Logger } from '@tts/common';
 
 /** Retention settings. */
 export interface CleanupPolicy {

@@ -2,9 +2,9 @@
  * The facade's view of the cluster: ready nodes and their engines and voices, from the scheduler's
  * node list (shared with the routing view) and the nodes over gRPC, cached briefly.
  */
-import type { NodeView } from '../../../gen/tts/v1/scheduler.js';
-import { NodeState, type NodeStatusReport, type Voice } from '../../../gen/tts/v1/synthesis.js';
-import { callUnary, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
+import type { NodeView } from '@tts/proto/scheduler';
+import { NodeState, type NodeStatusReport, type Voice } from '@tts/proto/synthesis';
+import { callUnary, synthesizerClient } from '@tts/common';
 
 /** Where the scheduler's node list comes from: the NodeRouter, whose background ListNodes it shares. */
 export interface NodeListSource {

@@ -3,7 +3,7 @@
  * category with retry advice.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from '../../../services/common/src/errors/catalogue.js';
+import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from '@tts/common';
 
 /** Input of the classifier. */
 export interface ClassifyInput {

@@ -2,9 +2,9 @@
  * Owner-scoped reads of API-family jobs: only the key that owns a job sees it; everyone else gets
  * the same 404 as for a job that does not exist. Every read is written to the job-access audit.
  */
-import type { Job } from '../../../gen/tts/v1/scheduler.js';
-import { JobOwnerKind } from '../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { Job } from '@tts/proto/scheduler';
+import { JobOwnerKind } from '@tts/proto/scheduler';
+import { TtsError } from '@tts/common';
 import type { Caller } from '../middleware/access.js';
 import type { FacadeDeps } from '../operation.js';
 

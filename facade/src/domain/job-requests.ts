@@ -2,8 +2,8 @@
  * Turning job submissions into job specs, with the same checks synchronous synthesis makes at
  * the door: text present, voice known to the ready nodes.
  */
-import type { JobSpec } from '../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { JobSpec } from '@tts/proto/scheduler';
+import { TtsError } from '@tts/common';
 import type { FacadeDeps } from '../operation.js';
 import { jobSpecOf, speechParamsFor, type SpeechFields } from './speech.js';
 

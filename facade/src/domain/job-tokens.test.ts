@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import { JobTokens } from './job-tokens.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');

@@ -4,8 +4,8 @@
  * are verified in constant time.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretRepository } from '../../../services/common/src/data/index.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { SecretRepository } from '../data/index.js';
+import { TtsError } from '@tts/common';
 
 /** Name of the signing secret in server_secrets. */
 export const JOB_TOKEN_SECRET_NAME = 'job_token_hmac';

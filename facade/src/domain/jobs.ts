@@ -5,11 +5,8 @@
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import type { Response } from 'express';
 import { once } from 'node:events';
-import { type JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { callUnary, schedulerClient } from '../../../services/common/src/grpc/clients.js';
-import { fromServiceError } from '../../../services/common/src/grpc/errors.js';
-import { formatOf } from '../../../services/common/src/grpc/encoding.js';
+import { type JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
+import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
 
 /** Lower-case state names used on the wire. */
 export function stateName(state: JobState): string {

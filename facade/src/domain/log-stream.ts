@@ -7,7 +7,7 @@
  * how many were dropped. Streams end when the client leaves or the facade stops.
  */
 import type { Response } from 'express';
-import { onLog, recentLogs, type LogRecord } from '../../../services/common/src/logging/logger.js';
+import { onLog, recentLogs, type LogRecord } from '@tts/common';
 
 /** Options of one stream. */
 export interface LogStreamOptions {

@@ -7,8 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Response } from 'express';
-import { ERROR_CATALOGUE } from '../../../services/common/src/errors/catalogue.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { ERROR_CATALOGUE, TtsError } from '@tts/common';
 import { checkTextLength, QuotaExceededError, quotaHeaders, type QuotaStatus } from '../identity/index.js';
 import type { Caller } from '../middleware/access.js';
 import type { AccessServices } from './access-services.js';

@@ -10,11 +10,9 @@
  * work in the node's queued work. Other facade replicas' work shows up at the next report.
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { NodeView } from '../../../gen/tts/v1/scheduler.js';
-import { NodeState, type NodeStatusReport } from '../../../gen/tts/v1/synthesis.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { callUnary, schedulerClient, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
-import { createLogger, type Logger } from '../../../services/common/src/logging/logger.js';
+import type { NodeView } from '@tts/proto/scheduler';
+import { NodeState, type NodeStatusReport } from '@tts/proto/synthesis';
+import { TtsError, callUnary, schedulerClient, synthesizerClient, createLogger, type Logger } from '@tts/common';
 import {
   candidates,
   createRoutingPolicy,
@@ -23,7 +21,7 @@ import {
   type RouteRequest,
   type RoutingPolicy,
   type RoutingPolicyName,
-} from '../../../services/common/src/routing/index.js';
+} from '@tts/common/routing';
 
 /** Options of the router. */
 export interface NodeRouterOptions {

@@ -3,7 +3,6 @@
  * served as JSON or YAML by the export endpoint.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 
@@ -14,12 +13,9 @@ export interface OpenApiDocument {
   readonly yaml: string;
 }
 
-/** Path of openapi.yaml, found from sources (tsx) and from the compiled dist/ alike. */
+/** Path of openapi.yaml: `<facade>/openapi/`, two levels above this module in `src/domain/` and `dist/domain/` alike. */
 export function openApiPath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // <root>/facade/src/domain or <root>/dist/facade/src/domain
-  const root = here.includes(`${join('dist', 'facade')}`) ? join(here, '..', '..', '..', '..') : join(here, '..', '..', '..');
-  return join(root, 'facade', 'openapi', 'openapi.yaml');
+  return fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
 }
 
 /** Reads and parses the document. */

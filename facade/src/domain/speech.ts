@@ -4,11 +4,10 @@
  */
 import { once } from 'node:events';
 import type { Response } from 'express';
-import type { SynthesisMetrics, SynthesizeRequest } from '../../../gen/tts/v1/synthesis.js';
-import type { AudioFormat } from '../../../services/common/src/audio/index.js';
-import { encodingOf } from '../../../services/common/src/grpc/encoding.js';
-import type { JobSpec } from '../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { SynthesisMetrics, SynthesizeRequest } from '@tts/proto/synthesis';
+import type { AudioFormat } from '@tts/common/audio';
+import { encodingOf, TtsError } from '@tts/common';
+import type { JobSpec } from '@tts/proto/scheduler';
 import type { ClusterView } from './cluster.js';
 import type { SynthesisStream } from './synthesis.js';
 import { resolveClientVoice } from './voices.js';

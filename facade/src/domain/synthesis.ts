@@ -6,11 +6,9 @@
  * to the caller's body field names.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '../../../gen/tts/v1/synthesis.js';
-import type { ErrorCode } from '../../../services/common/src/errors/catalogue.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { callUnary, deadlineIn, synthesizerClient } from '../../../services/common/src/grpc/clients.js';
-import { fromServiceError } from '../../../services/common/src/grpc/errors.js';
+import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
+import type { ErrorCode } from '@tts/common';
+import { TtsError, callUnary, deadlineIn, synthesizerClient, fromServiceError } from '@tts/common';
 import type { NodeRouter, RoutedNode } from './node-router.js';
 
 /** Maps SynthesizeRequest field names to the caller's body field names (e.g. text -> input). */

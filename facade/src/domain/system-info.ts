@@ -6,11 +6,10 @@
 import { lstat, readdir, statfs } from 'node:fs/promises';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { NodeState } from '../../../gen/tts/v1/synthesis.js';
-import type { Database } from '../../../services/common/src/data/index.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import { telemetryStatus } from '../../../services/common/src/telemetry/sdk.js';
-import { SERVICE_NAME, VERSION } from '../../../services/common/src/version.js';
+import { NodeState } from '@tts/proto/synthesis';
+import type { Database } from '@tts/common/data';
+import { TtsError, SERVICE_NAME, VERSION } from '@tts/common';
+import { telemetryStatus } from '@tts/common/telemetry';
 import type { SloService } from '../slo/service.js';
 import type { ClusterView } from './cluster.js';
 

@@ -1,5 +1,5 @@
 /** JSON shapes of cluster facts, shared by several endpoints. */
-import type { NodeStatusReport, Voice } from '../../../gen/tts/v1/synthesis.js';
+import type { NodeStatusReport, Voice } from '@tts/proto/synthesis';
 
 /** A voice as the REST API shows it. */
 export function voiceJson(v: Voice): Record<string, unknown> {

@@ -2,8 +2,8 @@
  * Voice naming for clients: OpenAI voice names mapped onto platform voices, and the model ids the
  * OpenAI-compatible API accepts.
  */
-import type { Voice } from '../../../gen/tts/v1/synthesis.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { Voice } from '@tts/proto/synthesis';
+import { TtsError } from '@tts/common';
 
 /** OpenAI's voice names. */
 export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse'] as const;

@@ -1,5 +1,5 @@
-import type { AudioFormat } from '../../../services/common/src/audio/index.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import type { AudioFormat } from '@tts/common/audio';
+import { TtsError } from '@tts/common';
 import { engineOfModel, resolveClientVoice } from '../domain/voices.js';
 import { pipeAudio, pipeSse, setVoiceHeaders, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';

@@ -1,5 +1,5 @@
-import type { NodeStatusReport } from '../../../gen/tts/v1/synthesis.js';
-import { AUDIO_FORMATS } from '../../../services/common/src/audio/index.js';
+import type { NodeStatusReport } from '@tts/proto/synthesis';
+import { AUDIO_FORMATS } from '@tts/common/audio';
 import { voiceJson } from '../domain/views.js';
 import type { OperationHandler } from '../operation.js';
 

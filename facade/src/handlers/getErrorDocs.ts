@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE } from '../../../services/common/src/errors/catalogue.js';
+import { ERROR_CATALOGUE } from '@tts/common';
 import type { OperationHandler } from '../operation.js';
 
 /** The catalogue as JSON entries (also used by the classifier). */

@@ -1,4 +1,4 @@
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import { usageSummaryView } from '../identity/index.js';
 import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';

@@ -1,4 +1,4 @@
-import { SERVICE_NAME, VERSION } from '../../../services/common/src/version.js';
+import { SERVICE_NAME, VERSION } from '@tts/common';
 import type { OperationHandler } from '../operation.js';
 
 /** GET /api/system/version. */

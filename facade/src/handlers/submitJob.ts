@@ -1,4 +1,4 @@
-import { JobOwnerKind } from '../../../gen/tts/v1/scheduler.js';
+import { JobOwnerKind } from '@tts/proto/scheduler';
 import { jobSpecFor } from '../domain/job-requests.js';
 import { jobJson } from '../domain/jobs.js';
 import { callerOf } from '../middleware/access.js';

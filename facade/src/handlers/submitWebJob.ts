@@ -1,6 +1,6 @@
-import { JobOwnerKind } from '../../../gen/tts/v1/scheduler.js';
+import { JobOwnerKind } from '@tts/proto/scheduler';
 import { formBoolean, jobSpecFor } from '../domain/job-requests.js';
-import type { RateLimitDecision } from '../../../services/common/src/kv/index.js';
+import type { RateLimitDecision } from '@tts/common/kv';
 import { rateLimitView, RATE_PROFILES } from '../identity/index.js';
 import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../operation.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AudioFormat } from '../../../services/common/src/audio/index.js';
+import type { AudioFormat } from '@tts/common/audio';
 import { setVoiceHeaders, speechParamsFor, synthesizeRequestOf } from '../domain/speech.js';
 import type { FieldNames } from '../domain/synthesis.js';
 import { callerOf } from '../middleware/access.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, TtsError } from '../../../services/common/src/index.js';
+import { ConfigError, TtsError } from '@tts/common';
 import { ADMIN_KEY_FILE, AdminKeyVerifier, loadAdminKey } from './admin-key.js';
 
 const code = (c: string) => (e: unknown) => e instanceof TtsError && e.code === c;

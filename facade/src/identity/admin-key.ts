@@ -5,7 +5,7 @@
  */
 import { chmod, link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError, TtsError } from '../../../services/common/src/index.js';
+import { ConfigError, TtsError } from '@tts/common';
 import { randomString, sameSecret } from './crypto.js';
 
 /** Header carrying the administrator key (lower-case, as Node exposes request headers). */

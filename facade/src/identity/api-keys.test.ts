@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, SecretRepository } from '../../../services/common/src/data/index.js';
-import { databaseBackends } from '../../../services/common/src/data/testing.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import { ApiKeyRepository, SecretRepository } from '../data/index.js';
+import { databaseBackends } from '@tts/common/testing';
+import { TtsError } from '@tts/common';
 import { ApiKeyService, generateApiKey, keyIdOf } from './api-keys.js';
 import { loadChallengeSecret } from './challenge.js';
 import { sha256Hex } from './crypto.js';

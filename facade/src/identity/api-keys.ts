@@ -6,8 +6,8 @@
  * covers the whole string; a plain SHA-256 is enough because the secret is random, not a password.
  * Verification looks the key up by id and compares hashes with `crypto.timingSafeEqual`.
  */
-import type { ApiKeyRecord, ApiKeyRepository } from '../../../services/common/src/data/index.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import type { ApiKeyRecord, ApiKeyRepository } from '../data/index.js';
+import { TtsError } from '@tts/common';
 import { randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
 import { DEFAULT_TIER, requireTier, tierOfKey, type Tier } from './tiers.js';
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { AuditRepository } from '../../../services/common/src/data/index.js';
-import { databaseBackends } from '../../../services/common/src/data/testing.js';
-import { TtsError } from '../../../services/common/src/index.js';
-import { createLogger } from '../../../services/common/src/logging/logger.js';
+import { AuditRepository } from '../data/index.js';
+import { databaseBackends } from '@tts/common/testing';
+import { TtsError, createLogger } from '@tts/common';
 import { AuditService } from './audits.js';
 import { consentAuditView, jobAccessAuditView } from './views.js';
 

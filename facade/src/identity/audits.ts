@@ -3,16 +3,8 @@
  * denied) and the consent audit (every synthesis request: endpoint, mode, consent_confirmed,
  * outcome). Records are append-only; the reports filter as the interface lists.
  */
-import {
-  BatchWriter,
-  type AuditPage,
-  type AuditRepository,
-  type ConsentInput,
-  type ConsentRecord,
-  type JobAccessInput,
-  type JobAccessRecord,
-} from '../../../services/common/src/data/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { BatchWriter, type AuditPage, type AuditRepository, type ConsentInput, type ConsentRecord, type JobAccessInput, type JobAccessRecord } from '../data/index.js';
+import type { Logger } from '@tts/common';
 import { parseDayRange, parseFilter, parseFlag, parseLimit } from './report-query.js';
 
 /** Query of GET /api/usage/job-access-audit (raw or coerced values). */

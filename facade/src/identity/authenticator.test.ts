@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository } from '../../../services/common/src/data/index.js';
-import { databaseBackends } from '../../../services/common/src/data/testing.js';
-import { kvBackends } from '../../../services/common/src/kv/testing.js';
-import { ConfigError, TtsError } from '../../../services/common/src/index.js';
+import { ApiKeyRepository } from '../data/index.js';
+import { databaseBackends, kvBackends } from '@tts/common/testing';
+import { ConfigError, TtsError } from '@tts/common';
 import { ApiKeyService } from './api-keys.js';
 import { Authenticator, parseAuthMode, type AuthMode } from './authenticator.js';
 import { CHALLENGE_COOKIE, ChallengeService, solveChallenge } from './challenge.js';

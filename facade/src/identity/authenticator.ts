@@ -5,7 +5,7 @@
  *   the challenge), otherwise the challenge pass cookie.
  * The result names the rate profile and the subject to count calls against.
  */
-import { ConfigError } from '../../../services/common/src/index.js';
+import { ConfigError } from '@tts/common';
 import type { ApiKeyService, AuthenticatedKey } from './api-keys.js';
 import { CHALLENGE_COOKIE, type ChallengeService, type VerifiedPass } from './challenge.js';
 import { readCookie } from './cookies.js';

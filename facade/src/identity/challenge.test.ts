@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { kvBackends } from '../../../services/common/src/kv/testing.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import { kvBackends } from '@tts/common/testing';
+import { TtsError } from '@tts/common';
 import { ChallengeService, leadingZeroBits, solveChallenge, type IssuedChallenge } from './challenge.js';
 import { sha256 } from './crypto.js';
 

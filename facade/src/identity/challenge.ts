@@ -14,9 +14,9 @@
  *    another client does not verify.
  */
 import { randomBytes } from 'node:crypto';
-import type { SecretRepository } from '../../../services/common/src/data/index.js';
-import type { Kv } from '../../../services/common/src/kv/index.js';
-import { ConfigError, TtsError } from '../../../services/common/src/index.js';
+import type { SecretRepository } from '../data/index.js';
+import type { Kv } from '@tts/common/kv';
+import { ConfigError, TtsError } from '@tts/common';
 import { hmac, sameDigest, sha256 } from './crypto.js';
 
 /** Name of the pass cookie. */

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, UsageRepository, type UsageEventInput } from '../../../services/common/src/data/index.js';
-import { databaseBackends } from '../../../services/common/src/data/testing.js';
+import { ApiKeyRepository, UsageRepository, type UsageEventInput } from '../data/index.js';
+import { databaseBackends } from '@tts/common/testing';
 import { ApiKeyService } from './api-keys.js';
 import { QUOTA_STAGE_HEADER, QuotaExceededError, quotaHeaders, QuotaService, quotaStage, utcPeriod, worseStage } from './quotas.js';
 import { findTier } from './tiers.js';
 import { UsageRecorder } from './usage-recorder.js';
-import { createLogger } from '../../../services/common/src/logging/logger.js';
+import { createLogger } from '@tts/common';
 
 describe('quota stages', () => {
   it('moves ok -> warning at 80 % -> soft_limit at 100 % -> hard_block beyond the 5 % grace', () => {

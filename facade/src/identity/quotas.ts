@@ -12,8 +12,8 @@
  * current with this replica's own successful requests as they are recorded (so on one replica
  * they are exact); other replicas' usage shows up within the TTL plus their write interval.
  */
-import type { ApiKeyRecord, CharactersUsed, UsageRepository } from '../../../services/common/src/data/index.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import type { ApiKeyRecord, CharactersUsed, UsageRepository } from '../data/index.js';
+import { TtsError } from '@tts/common';
 import type { Tier } from './tiers.js';
 
 /** A quota stage, from best to worst. */

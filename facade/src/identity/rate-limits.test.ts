@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { kvBackends } from '../../../services/common/src/kv/testing.js';
-import { ERROR_CATALOGUE } from '../../../services/common/src/index.js';
+import { kvBackends } from '@tts/common/testing';
+import { ERROR_CATALOGUE } from '@tts/common';
 import { RATE_PROFILES, RateLimitedError, rateLimitHeaders, RateLimitService, rateLimitView, type RateProfile } from './rate-limits.js';
 import { findTier, type Tier } from './tiers.js';
 

@@ -3,8 +3,8 @@
  * studio 8/min, counted in the shared Kv (Redis across replicas) with a sliding window. The same
  * decision feeds the RateLimit-* headers, Retry-After and the web job response's `rate_limit`.
  */
-import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../../../services/common/src/kv/index.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import type { RateLimitDecision, RateLimiter, RateLimitRule } from '@tts/common/kv';
+import { TtsError } from '@tts/common';
 import type { Tier } from './tiers.js';
 
 /** The rate profiles. */

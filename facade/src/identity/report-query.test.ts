@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TtsError } from '../../../services/common/src/index.js';
+import { TtsError } from '@tts/common';
 import { parseDay, parseDayRange, parseFilter, parseFlag, parseLimit, REPORT_LIMIT } from './report-query.js';
 
 const code = (c: string, loc?: readonly (string | number)[]) => (e: unknown) =>

@@ -3,8 +3,8 @@
  * line behind the OpenAPI validator: every bad value becomes a stable 4xx code, never a 500.
  * Values may arrive as strings (raw query) or already coerced (numbers, booleans).
  */
-import type { DayRange } from '../../../services/common/src/data/index.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import type { DayRange } from '../data/index.js';
+import { TtsError } from '@tts/common';
 
 /** Bounds of a `limit` parameter. */
 export interface LimitBounds {

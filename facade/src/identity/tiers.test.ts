@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TtsError } from '../../../services/common/src/index.js';
+import { TtsError } from '@tts/common';
 import { checkTextLength, DEFAULT_TIER, findTier, requireTier, tierOfKey, TIERS } from './tiers.js';
 import { tiersView } from './views.js';
 

@@ -2,7 +2,7 @@
  * The API key tiers: rate, character quotas, text length, concurrency and price. Every key belongs
  * to one; per-key overrides can replace the character quotas.
  */
-import { TtsError } from '../../../services/common/src/index.js';
+import { TtsError } from '@tts/common';
 
 /** One tier. */
 export interface Tier {

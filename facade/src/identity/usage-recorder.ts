@@ -4,8 +4,8 @@
  * when recorded, not when written. The quota service sees the events not yet written through
  * `PendingUsage`, so a key's figures on this replica never lag its own requests.
  */
-import { BatchWriter, type CharactersUsed, type UsageEventInput, type UsageRepository } from '../../../services/common/src/data/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { BatchWriter, type CharactersUsed, type UsageEventInput, type UsageRepository } from '../data/index.js';
+import type { Logger } from '@tts/common';
 import type { PendingUsage } from './quotas.js';
 
 /** Tuning of the usage writer. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, UsageRepository, type Database, type UsageEventInput } from '../../../services/common/src/data/index.js';
-import { databaseBackends } from '../../../services/common/src/data/testing.js';
-import { TtsError } from '../../../services/common/src/index.js';
-import { createLogger } from '../../../services/common/src/logging/logger.js';
+import { type Database } from '@tts/common/data';
+import { ApiKeyRepository, UsageRepository, type UsageEventInput } from '../data/index.js';
+import { databaseBackends } from '@tts/common/testing';
+import { TtsError, createLogger } from '@tts/common';
 import { ApiKeyService } from './api-keys.js';
 import { QuotaService } from './quotas.js';
 import { UsageService } from './usage.js';

@@ -4,13 +4,7 @@
  * Query parameters and bounds follow the interface: day_from/day_to (YYYY-MM-DD, UTC, inclusive),
  * key_id, endpoint or tier, limit 1..5000 (default 500).
  */
-import type {
-  ApiKeyRepository,
-  UsageEventInput,
-  UsageRepository,
-  UsageSummaryRow,
-  UsageTotals,
-} from '../../../services/common/src/data/index.js';
+import type { ApiKeyRepository, UsageEventInput, UsageRepository, UsageSummaryRow, UsageTotals } from '../data/index.js';
 import { parseDayRange, parseFilter, parseLimit } from './report-query.js';
 import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
 import { findTier, tierOfKey } from './tiers.js';

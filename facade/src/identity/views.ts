@@ -3,9 +3,9 @@
  * their request bodies. Handlers call a service, then one of these; nothing here reads a secret
  * other than the created key, which `createdApiKeyView` returns that once.
  */
-import type { ApiKeyRecord, ConsentRecord, JobAccessRecord } from '../../../services/common/src/data/index.js';
-import type { RateLimitRule } from '../../../services/common/src/kv/index.js';
-import { TtsError } from '../../../services/common/src/index.js';
+import type { ApiKeyRecord, ConsentRecord, JobAccessRecord } from '../data/index.js';
+import type { RateLimitRule } from '@tts/common/kv';
+import { TtsError } from '@tts/common';
 import type { ApiKeyPatch, CreateApiKeyInput, CreatedApiKey } from './api-keys.js';
 import type { AuditReport } from './audits.js';
 import { AUTH_MODES, type AuthMode } from './authenticator.js';

@@ -9,7 +9,7 @@
  * in res.locals for the handler.
  */
 import type { RequestHandler, Response } from 'express';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import type { AccessServices } from '../domain/access-services.js';
 import { rateLimitHeaders, RateLimitedError, type Principal } from '../identity/index.js';
 

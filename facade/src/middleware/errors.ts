@@ -8,9 +8,8 @@
  * Internal failures are logged with the request id; their messages never reach the client.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../../services/common/src/errors/catalogue.js';
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { ERROR_CATALOGUE, type ErrorCode, TtsError } from '@tts/common';
+import type { Logger } from '@tts/common';
 import { requestIdOf } from './request-id.js';
 import { setErrorCode, traceIdOf } from './telemetry.js';
 

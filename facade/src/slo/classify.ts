@@ -3,7 +3,7 @@
  * failed the caller. Client errors (4xx) do not, and neither do the caller's own rate limit and
  * quota (429): those are the platform working as configured.
  */
-import { ERROR_CATALOGUE, isErrorCode } from '../../../services/common/src/errors/catalogue.js';
+import { ERROR_CATALOGUE, isErrorCode } from '@tts/common';
 
 /** Codes of overload: errors whatever their status (429 or 503). */
 export const OVERLOAD_CODES: ReadonlySet<string> = new Set(['TTS_NODE_OVERLOADED', 'TTS_NO_NODE_AVAILABLE']);

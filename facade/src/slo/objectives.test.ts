@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../services/common/src/config/env.js';
+import { ConfigError } from '@tts/common';
 import { loadOpenApiDocument } from '../domain/openapi-document.js';
 import { isServiceFailure } from './classify.js';
 import { DEFAULT_OBJECTIVES, objectiveFor, parseObjectives } from './objectives.js';

@@ -3,7 +3,7 @@
  * by default and per endpoint where configured (TTS_SLO_OBJECTIVES), and the multi-window,
  * multi-burn-rate alert rules of the SRE workbook (chapter 5, "Alerting on SLOs").
  */
-import { ConfigError } from '../../../services/common/src/config/env.js';
+import { ConfigError } from '@tts/common';
 
 /** The objective of one endpoint. */
 export interface Objective {

@@ -2,7 +2,7 @@
  * The query parameters the SLO operations share (window_minutes, endpoint), checked again behind
  * the OpenAPI validator so a bad value is a 422, never a 500.
  */
-import { TtsError } from '../../../services/common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 
 /** Bounds of `window_minutes`: 5 minutes to 7 days, default 60. */
 export const SLO_WINDOW = { min: 5, max: 10_080, default: 60 } as const;

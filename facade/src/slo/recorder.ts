@@ -2,9 +2,9 @@
  * SLI rows are written behind the response, in batches (services/common/src/data/batch-writer.ts):
  * at most `flushMs` (1 s) after the first buffered row or when `maxBatch` (500) rows wait.
  */
-import { BatchWriter, type BatchWriterOptions } from '../../../services/common/src/data/batch-writer.js';
-import type { SliRow, SloRepository } from '../../../services/common/src/data/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { BatchWriter, type BatchWriterOptions } from '../data/batch-writer.js';
+import type { SliRow, SloRepository } from '../data/index.js';
+import type { Logger } from '@tts/common';
 
 /** Tuning of the SLI writer. */
 export type SliRecorderOptions = Pick<BatchWriterOptions<SliRow>, 'flushMs' | 'maxBatch' | 'maxBuffered'>;

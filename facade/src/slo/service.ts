@@ -4,12 +4,13 @@
  * percentiles, error budget and burn rate over a window, overall and per endpoint) and the
  * multi-window burn-rate alerts. Every replica reads the same rows, so all agree.
  */
-import { SloRepository, type Database, type SliRow, type SliWindowAggregate } from '../../../services/common/src/data/index.js';
-import type { Logger } from '../../../services/common/src/logging/logger.js';
+import { type Database } from '@tts/common/data';
+import { SloRepository, type SliRow, type SliWindowAggregate } from '../data/index.js';
+import type { Logger } from '@tts/common';
 import { evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind } from './burn-rate.js';
 import { BURN_RATE_RULES, LATENCY_QUANTILE, latencyThresholds, LONGEST_ALERT_WINDOW_MINUTES, objectiveFor, type BurnRateRule, type Objective, type SloObjectives } from './objectives.js';
 import { createSliRecorder, type SliRecorderOptions } from './recorder.js';
-import type { BatchWriter } from '../../../services/common/src/data/batch-writer.js';
+import type { BatchWriter } from '../data/batch-writer.js';
 
 /** One answered request. */
 export interface SliInput {

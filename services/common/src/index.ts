@@ -12,4 +12,5 @@ export { callUnary, closeAllClients, deadlineIn, schedulerClient, synthesizerCli
 export { VERSION, SERVICE_NAME } from './version.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
+export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';
 export * from './telemetry/index.js';

@@ -1,11 +1,12 @@
 /**
  * Inference node configuration, read once from the environment and frozen.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '../../common/src/config/env.js';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '@tts/common';
+import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
@@ -96,20 +97,23 @@ export interface NodeConfig {
   readonly vadTrim: boolean;
 }
 
-/** Directories of a search path separated by ":" or ",", resolved to absolute paths, duplicates dropped. */
-function parseSearchPath(value: string): string[] {
-  const dirs = value.split(/[:,]/).map((d) => d.trim()).filter((d) => d !== '');
-  return [...new Set(dirs.map((d) => path.resolve(d)))];
-}
-
-/** The nearest folder at or above this module that holds a package.json: the repository (or install) root. */
+/** The nearest folder at or above this module whose package.json declares workspaces: the repository (or install) root. */
 function packageRoot(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (declaresWorkspaces(path.join(dir, 'package.json'))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+function declaresWorkspaces(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    return 'workspaces' in (JSON.parse(readFileSync(file, 'utf8')) as object);
+  } catch {
+    return false; // an unreadable package.json is not the root
   }
 }
 
@@ -137,8 +141,6 @@ function vadModelOf(env: NodeJS.ProcessEnv): string | undefined {
 
 /** Reads the node configuration from `env`; throws ConfigError naming a bad variable. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig {
-  const modelDir = envOptional(env, 'TTS_MODEL_DIR');
-  const modelDirs = modelDir === undefined ? [] : parseSearchPath(modelDir);
   const providers = envList(env, 'TTS_PIPER_PROVIDERS', ['cpu']).map((p) => p.toLowerCase());
   if (providers.length === 0) throw new ConfigError('TTS_PIPER_PROVIDERS', 'name at least one execution provider (e.g. "cuda,cpu")');
   return Object.freeze({
@@ -155,7 +157,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
-    modelDirs: Object.freeze(modelDirs.length > 0 ? modelDirs : [path.resolve(envString(env, 'DATA_DIR', './data'), 'models')]),
+    modelDirs: Object.freeze(parseModelDirs(envOptional(env, 'TTS_MODEL_DIR'), path.resolve(envString(env, 'DATA_DIR', './data'), 'models'))),
     piperProviders: Object.freeze(providers),
     piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 1, { min: 0, max: 256 }),
     piperGraphOptimization: envEnum(env, 'TTS_PIPER_GRAPH_OPT', GRAPH_OPT_LEVELS, 'all'),

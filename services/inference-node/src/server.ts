@@ -2,11 +2,9 @@
  * Starts and stops an inference node: loads engines, serves the Synthesizer gRPC service (with
  * grpc.health.v1), warms up, and keeps itself registered with the scheduler by heartbeats.
  */
-import { NodeState, SynthesizerService } from '../../../gen/tts/v1/synthesis.js';
-import type { SynthesizerServer } from '../../../gen/tts/v1/synthesis.js';
-import { callUnary, schedulerClient } from '../../common/src/grpc/clients.js';
-import { startGrpcServer, type RunningGrpcServer } from '../../common/src/grpc/server.js';
-import { createLogger, type Logger } from '../../common/src/logging/logger.js';
+import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
+import type { SynthesizerServer } from '@tts/proto/synthesis';
+import { callUnary, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger } from '@tts/common';
 import type { SynthesisEngine } from './engines/engine.js';
 import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
@@ -20,7 +18,7 @@ import { synthesize } from './handlers/synthesize.js';
 import { synthesizeStream } from './handlers/synthesize-stream.js';
 import { recentAudioEvents } from './handlers/recent-audio-events.js';
 import { AudioEventLog } from './domain/audio-events.js';
-import { observeNodeLoad } from '../../common/src/telemetry/instruments.js';
+import { observeNodeLoad } from '@tts/common/telemetry';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface NodeStartOptions extends Partial<NodeConfig> {

@@ -2,7 +2,7 @@
  * Launcher configuration: how many nodes, which ports. Everything else in the environment is
  * passed through to the child processes, which read their own settings.
  */
-import { envInt, envString } from '../../common/src/config/env.js';
+import { envInt, envString } from '@tts/common';
 
 /** Configuration of the one-machine launcher. */
 export interface LauncherConfig {

@@ -2,7 +2,7 @@
  * One-command start on one machine: the scheduler, TTS_NODES inference nodes and the facade as
  * separate processes talking real gRPC over loopback. Ctrl-C / SIGTERM stops them in order.
  */
-import { createLogger } from '../../common/src/logging/logger.js';
+import { createLogger } from '@tts/common';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
@@ -14,14 +14,14 @@ const base = { ...process.env };
 const metricsPort = (n: number): string => String(config.metricsPort === 0 ? 0 : config.metricsPort + n);
 
 const scheduler = new Supervised(
-  { name: 'scheduler', entry: 'services/scheduler/src/main', env: { ...base, SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort), METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
+  { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort), METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
   logger,
 );
 const nodes = Array.from({ length: config.nodes }, (_, i) =>
   new Supervised(
     {
       name: `node-${i + 1}`,
-      entry: 'services/inference-node/src/main',
+      entry: '@tts/inference-node/main',
       env: { ...base, NODE_ID: base['NODE_ID'] ?? `node-${i + 1}`, NODE_GRPC_HOST: config.internalHost, NODE_GRPC_PORT: '0', SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(2 + i) },
       readyLine: '"registered with scheduler"',
     },
@@ -29,7 +29,7 @@ const nodes = Array.from({ length: config.nodes }, (_, i) =>
   ),
 );
 const facade = new Supervised(
-  { name: 'facade', entry: 'facade/src/main', env: { ...base, PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) }, readyLine: '"facade listening"' },
+  { name: 'facade', entry: '@tts/facade/main', env: { ...base, PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) }, readyLine: '"facade listening"' },
   logger,
 );
 

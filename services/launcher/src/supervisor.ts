@@ -5,29 +5,24 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../common/src/logging/logger.js';
+import { nodeArgsFor, type Logger } from '@tts/common';
 
 /** One supervised process. */
 export interface ChildSpec {
   readonly name: string;
-  /** Entry module relative to the repository (or dist) root, without extension, e.g. "facade/src/main". */
+  /**
+   * The child's entry point as a package export, e.g. "@tts/facade/main": resolved with this
+   * process's conditions, so to the sources under `npm run dev` and to `dist/` in production.
+   */
   readonly entry: string;
   readonly env: NodeJS.ProcessEnv;
   /** Text of a stdout line that means the child is ready. */
   readonly readyLine: string;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-const fromSources = import.meta.url.endsWith('.ts');
-// services/launcher/src -> root (sources) or dist root (compiled)
-const root = join(here, '..', '..', '..');
-
 function commandOf(entry: string): { cmd: string; args: string[] } {
-  return fromSources
-    ? { cmd: process.execPath, args: ['--import', 'tsx', join(root, `${entry}.ts`)] }
-    : { cmd: process.execPath, args: [join(root, `${entry}.js`)] };
+  return { cmd: process.execPath, args: nodeArgsFor(fileURLToPath(import.meta.resolve(entry))) };
 }
 
 /** A supervised child process. */

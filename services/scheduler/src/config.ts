@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '../../common/src/config/env.js';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from './domain/routing.js';
 
 /** How the scheduler finds inference nodes besides self-registration (always accepted). */

@@ -3,16 +3,15 @@
  * Kubernetes pods polled for status), load-based routing of synchronous requests, and asynchronous
  * jobs (queue, dispatch to nodes, artifacts, events), served over gRPC with grpc.health.v1.
  */
-import { SchedulerService, type SchedulerServer } from '../../../gen/tts/v1/scheduler.js';
-import type { Database } from '../../common/src/data/index.js';
-import { startGrpcServer } from '../../common/src/grpc/server.js';
-import type { Kv } from '../../common/src/kv/index.js';
-import { createLogger, type Logger } from '../../common/src/logging/logger.js';
+import { SchedulerService, type SchedulerServer } from '@tts/proto/scheduler';
+import type { Database } from '@tts/common/data';
+import { startGrpcServer, createLogger, type Logger } from '@tts/common';
+import type { Kv } from '@tts/common/kv';
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import type { KubernetesDiscovery } from './domain/discovery/kubernetes.js';
 import { NodePoller } from './domain/discovery/node-poller.js';
 import { JobService } from './domain/jobs/job-service.js';
-import { observeJobs } from '../../common/src/telemetry/instruments.js';
+import { observeJobs } from '@tts/common/telemetry';
 import { Membership } from './domain/membership.js';
 import { createPlacementPolicy, createRoutingPolicy } from './domain/routing.js';
 import type { SchedulerContext } from './domain/scheduler-context.js';

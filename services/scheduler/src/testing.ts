@@ -16,14 +16,12 @@ import {
   type JobResult,
   type JobSpec,
   type SchedulerClient,
-} from '../../../gen/tts/v1/scheduler.js';
-import { AudioEncoding } from '../../../gen/tts/v1/synthesis.js';
-import { openDatabase, type Database } from '../../common/src/data/index.js';
-import { freshSchemaName, TEST_DATABASE_URL } from '../../common/src/data/testing.js';
-import { callUnary } from '../../common/src/grpc/clients.js';
-import { fromServiceError } from '../../common/src/grpc/errors.js';
-import { openKv, type Kv } from '../../common/src/kv/index.js';
-import { freshPrefix, TEST_REDIS_URL } from '../../common/src/kv/testing.js';
+} from '@tts/proto/scheduler';
+import { AudioEncoding } from '@tts/proto/synthesis';
+import { openDatabase, type Database } from '@tts/common/data';
+import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
+import { callUnary, fromServiceError, nodeArgsFor } from '@tts/common';
+import { openKv, type Kv } from '@tts/common/kv';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -81,7 +79,7 @@ export interface ServiceProcess {
 
 /** Starts `entry` (e.g. "services/scheduler/src/main") from the sources, with an IPC channel so it exits with its parent. */
 export async function spawnService(entry: string, env: Record<string, string>, readyLine: string, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, `${entry}.ts`)], {
+  const child = spawn(process.execPath, nodeArgsFor(join(root, `${entry}.ts`)), {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -1,9 +1,7 @@
 /**
- * The audio layer: the in-memory PCM representation, formats and their sample rates, WAV, resampling,
- * level/silence helpers, time-stretch, streaming encoders, and ffmpeg-based decoding/probing.
- * Everything else in the platform imports audio code through this module.
+ * Facts about audio formats that every process shares: names, MIME types and sample rates. The
+ * synthesis-side audio pipeline (DSP, resampling, encoders, decoding) is the inference node's.
  */
-export { type PcmAudio, durationSec, int16ToFloat, floatToInt16, encodePcm16le, decodePcm16le, encodeFloat32le, decodeFloat32le } from './pcm.js';
 export {
   type AudioFormat,
   AUDIO_FORMATS,
@@ -17,9 +15,3 @@ export {
   nearestSupportedRate,
   outputSampleRate,
 } from './format.js';
-export { type DecodedWav, WAV_HEADER_BYTES, encodeWav, wavHeader, decodeWav } from './wav.js';
-export { type Resampler, resample, createResampler } from './resample.js';
-export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
-export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
-export { type AudioEncoder, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
-export { type AudioProbe, decodeWithFfmpeg, probeAudio } from './probe.js';

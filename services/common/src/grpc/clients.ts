@@ -5,8 +5,8 @@
 import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { fromServiceError } from './errors.js';
 import { clientTelemetryInterceptor } from '../telemetry/grpc.js';
-import { SynthesizerClient } from '../../../../gen/tts/v1/synthesis.js';
-import { SchedulerClient } from '../../../../gen/tts/v1/scheduler.js';
+import { SynthesizerClient } from '@tts/proto/synthesis';
+import { SchedulerClient } from '@tts/proto/scheduler';
 
 const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_receive_message_length': 64 * 1024 * 1024,

@@ -1,6 +1,6 @@
 /** Mapping between audio format names and the proto AudioEncoding enum. */
-import { AudioEncoding } from '../../../../gen/tts/v1/synthesis.js';
-import type { AudioFormat } from '../audio/index.js';
+import { AudioEncoding } from '@tts/proto/synthesis';
+import type { AudioFormat } from '../audio/format.js';
 
 const TO_ENCODING: Readonly<Record<AudioFormat, AudioEncoding>> = {
   wav: AudioEncoding.AUDIO_ENCODING_WAV,

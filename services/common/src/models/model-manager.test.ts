@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { makePiperFixtures, type FixtureVoice } from '../../../../scripts/fixtures/make-piper-fixtures.js';
+import { makePiperFixtures, type FixtureVoice } from '@tts/fixtures';
 import { TtsError } from '../errors/tts-error.js';
 import { parseCatalogue, type CatalogueVoice } from './catalogue.js';
 import { hubFileUrl } from './hub-client.js';
@@ -141,7 +141,8 @@ describe('model hub URLs and the search path', () => {
   });
 
   it('parses TTS_MODEL_DIR as a search path', () => {
-    assert.deepEqual(parseModelDirs(`/a${path.delimiter}/b${path.delimiter}/a`, '/fallback'), ['/a', '/b']);
+    assert.deepEqual(parseModelDirs('/a:/b:/a', '/fallback'), ['/a', '/b']);
+    assert.deepEqual(parseModelDirs(' /a , /c:/b ', '/fallback'), ['/a', '/c', '/b']);
     assert.deepEqual(parseModelDirs(undefined, '/fallback'), ['/fallback']);
     assert.deepEqual(parseModelDirs('  ', 'rel'), [path.resolve('rel')]);
   });

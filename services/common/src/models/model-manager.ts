@@ -78,11 +78,12 @@ interface InstallRecord {
 }
 
 /**
- * Parses a search path (TTS_MODEL_DIR): directories separated by the platform delimiter (":" on
- * Linux), resolved to absolute paths, duplicates dropped; `fallback` when empty.
+ * Parses a model search path (TTS_MODEL_DIR): directories separated by ":" or ",", resolved to
+ * absolute paths, duplicates dropped, first match wins; `fallback` when empty. The one parser of the
+ * search path: the node, the model manager and `npm run models` all read it through this function.
  */
 export function parseModelDirs(value: string | undefined, fallback: string): string[] {
-  const dirs = (value ?? '').split(path.delimiter).map((d) => d.trim()).filter((d) => d !== '');
+  const dirs = (value ?? '').split(/[:,]/).map((d) => d.trim()).filter((d) => d !== '');
   const list = dirs.length === 0 ? [fallback] : dirs;
   return [...new Set(list.map((d) => path.resolve(d)))];
 }

@@ -9,7 +9,7 @@
  * least-loaded-all: the same estimate, minimised over all candidates.
  * round-robin: in turn, for comparison.
  */
-import type { NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
+import type { NodeStatusReport } from '@tts/proto/synthesis';
 
 /** Names of the routing policies. */
 export const ROUTING_POLICIES = ['least-loaded', 'least-loaded-all', 'round-robin'] as const;

@@ -1,5 +1,5 @@
 /** Test fixtures of routing: a node's status report with the fields routing reads. */
-import { NodeState, type NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
+import { NodeState, type NodeStatusReport } from '@tts/proto/synthesis';
 
 /** Options of `nodeStatusFixture`. */
 export interface NodeStatusFixture {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import { DynamicBatcher } from './dynamic-batcher.js';
 
 /** A run function that records its batches and can be held until released. */

@@ -4,9 +4,8 @@
  * hands each caller its own result. The queue is bounded; cancelled requests leave it and never run.
  */
 import { context, trace, type Context, type Link } from '@opentelemetry/api';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { instruments } from '../../../common/src/telemetry/instruments.js';
-import { recordFailure, tracer } from '../../../common/src/telemetry/tracing.js';
+import { TtsError } from '@tts/common';
+import { instruments, recordFailure, tracer } from '@tts/common/telemetry';
 import { currentBatchObserver, type BatchObserver } from './batch-observer.js';
 
 /** How a `DynamicBatcher` groups and bounds work. */

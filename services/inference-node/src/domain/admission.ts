@@ -4,7 +4,7 @@
  * (queue depth, in-flight, queued work, moving averages of cost) are what NodeStatus reports and
  * what the scheduler routes by.
  */
-import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 
 /** Releases a slot. */
 export type Release = () => void;

@@ -3,7 +3,7 @@
  * real-time factor, outcome), kept in a bounded ring for the facade's debug view
  * (GET /api/debug/audio-logs through the RecentAudioEvents RPC).
  */
-import type { AudioEvent } from '../../../../gen/tts/v1/synthesis.js';
+import type { AudioEvent } from '@tts/proto/synthesis';
 
 /** Events kept per node. */
 export const AUDIO_EVENTS_KEPT = 500;

@@ -1,8 +1,8 @@
 /**
  * Everything the node's handlers share: identity, engines, admission, lifecycle state and warm-up.
  */
-import type { NodeState, WarmupReport } from '../../../../gen/tts/v1/synthesis.js';
-import type { Logger } from '../../../common/src/logging/logger.js';
+import type { NodeState, WarmupReport } from '@tts/proto/synthesis';
+import type { Logger } from '@tts/common';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Admission } from './admission.js';
 import type { PipelineDeps } from './pipeline.js';

@@ -7,9 +7,8 @@
  * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { instruments } from '../../../common/src/telemetry/instruments.js';
-import { inSpan, recordFailure, tracer } from '../../../common/src/telemetry/tracing.js';
+import { TtsError } from '@tts/common';
+import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetry';
 import {
   contentTypeOf,
   createEncoder,
@@ -20,9 +19,9 @@ import {
   timeStretch,
   trimSilence,
   type AudioFormat,
-} from '../../../common/src/audio/index.js';
-import { prepareText } from '../../../common/src/text/index.js';
-import type { PcmAudio } from '../../../common/src/audio/pcm.js';
+} from '../audio/index.js';
+import { prepareText } from '../text/index.js';
+import type { PcmAudio } from '../audio/pcm.js';
 import type { FirstChunkPolicy, SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { SileroVad } from '../vad/index.js';

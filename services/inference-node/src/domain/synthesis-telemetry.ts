@@ -3,8 +3,7 @@
  * (characters synthesized, real-time factor, time to first audio) and one audio pipeline event in
  * the node's ring for the debug view.
  */
-import { instruments } from '../../../common/src/telemetry/instruments.js';
-import { activeTraceIds } from '../../../common/src/telemetry/tracing.js';
+import { instruments, activeTraceIds } from '@tts/common/telemetry';
 import type { PipelineDeps, SynthesisPlan, SynthesisStats } from './pipeline.js';
 
 /** How a synthesis ended. */

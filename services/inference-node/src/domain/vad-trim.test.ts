@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { trimSilence, type PcmAudio } from '../../../common/src/audio/index.js';
-import { setLogSink } from '../../../common/src/logging/logger.js';
+import { trimSilence, type PcmAudio } from '../audio/index.js';
+import { setLogSink } from '@tts/common';
 import { loadNodeConfig } from '../config.js';
 import { fliteDirectSynthesize } from '../engines/flite/index.js';
 import { start, type RunningNode } from '../server.js';

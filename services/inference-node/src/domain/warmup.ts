@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { WarmupReport } from '../../../../gen/tts/v1/synthesis.js';
+import type { WarmupReport } from '@tts/proto/synthesis';
 import type { EngineRegistry } from '../engines/registry.js';
 
 /** Synthesizes one short phrase with the first voice of every ready engine (and the default voice). */

@@ -3,7 +3,7 @@
  * look engines up through the registry; nothing imports a concrete engine except the registry's
  * factory table.
  */
-import type { PcmAudio } from '../../../common/src/audio/pcm.js';
+import type { PcmAudio } from '../audio/pcm.js';
 
 /** A voice an engine offers. `id` is "engine:name" and unique across engines. */
 export interface VoiceDescriptor {

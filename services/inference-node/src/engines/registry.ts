@@ -2,8 +2,8 @@
  * The engine registry: the one place that knows the concrete engines. It loads the configured
  * engines, records which failed and why, and resolves voice ids to an engine and voice.
  */
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import type { Logger } from '../../../common/src/logging/logger.js';
+import { TtsError } from '@tts/common';
+import type { Logger } from '@tts/common';
 import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
 import type { NodeConfig } from '../config.js';
 

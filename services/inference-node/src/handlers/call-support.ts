@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { NodeState, type SynthesisMetrics } from '../../../../gen/tts/v1/synthesis.js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
+import { NodeState, type SynthesisMetrics } from '@tts/proto/synthesis';
+import { TtsError } from '@tts/common';
 import type { NodeContext } from '../domain/node-context.js';
 import type { SynthesisStats } from '../domain/pipeline.js';
 

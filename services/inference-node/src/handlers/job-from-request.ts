@@ -1,6 +1,5 @@
-import type { SynthesizeRequest } from '../../../../gen/tts/v1/synthesis.js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { formatOf } from '../../../common/src/grpc/encoding.js';
+import type { SynthesizeRequest } from '@tts/proto/synthesis';
+import { TtsError, formatOf } from '@tts/common';
 import type { SynthesisJob } from '../domain/pipeline.js';
 
 /** Turns a gRPC request into a pipeline job. Throws TtsError for an unknown encoding. */

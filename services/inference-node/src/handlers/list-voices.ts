@@ -1,5 +1,5 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { ListVoicesRequest, ListVoicesResponse, Voice } from '../../../../gen/tts/v1/synthesis.js';
+import type { ListVoicesRequest, ListVoicesResponse, Voice } from '@tts/proto/synthesis';
 import { canonicalEngineName } from '../engines/registry.js';
 import type { VoiceDescriptor } from '../engines/engine.js';
 import type { NodeContext } from '../domain/node-context.js';

@@ -1,6 +1,6 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { NodeStatusReport, NodeStatusRequest } from '../../../../gen/tts/v1/synthesis.js';
-import { VERSION } from '../../../common/src/version.js';
+import type { NodeStatusReport, NodeStatusRequest } from '@tts/proto/synthesis';
+import { VERSION } from '@tts/common';
 import type { NodeContext } from '../domain/node-context.js';
 
 /** The node's load and engine report (also sent with every heartbeat). */

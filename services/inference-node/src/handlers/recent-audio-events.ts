@@ -1,5 +1,5 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { RecentAudioEventsRequest, RecentAudioEventsResponse } from '../../../../gen/tts/v1/synthesis.js';
+import type { RecentAudioEventsRequest, RecentAudioEventsResponse } from '@tts/proto/synthesis';
 import type { NodeContext } from '../domain/node-context.js';
 
 /** RecentAudioEvents: the node's latest audio pipeline events, newest first. */

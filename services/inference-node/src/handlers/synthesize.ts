@@ -1,11 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { SynthesizeRequest, SynthesizeResponse } from '../../../../gen/tts/v1/synthesis.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+import type { SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
+import { toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
 import { admitCall, metricsOf } from './call-support.js';
-import { encodingOf } from '../../../common/src/grpc/encoding.js';
 import { jobFromRequest } from './job-from-request.js';
 
 /** Synthesize: the whole utterance in one response. */

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import type { PcmAudio } from '../../../common/src/audio/pcm.js';
-import { resample } from '../../../common/src/audio/resample.js';
-import { decodeWav } from '../../../common/src/audio/wav.js';
+import type { PcmAudio } from '../audio/pcm.js';
+import { resample } from '../audio/resample.js';
+import { decodeWav } from '../audio/wav.js';
 import { createSileroVad, type SileroVad } from './silero-vad.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

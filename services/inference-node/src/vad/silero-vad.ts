@@ -10,8 +10,8 @@
  * between windows. Calls may overlap: each keeps its own recurrent state.
  */
 import ort from 'onnxruntime-node';
-import { resample } from '../../../common/src/audio/resample.js';
-import type { PcmAudio } from '../../../common/src/audio/pcm.js';
+import { resample } from '../audio/resample.js';
+import type { PcmAudio } from '../audio/pcm.js';
 
 /** The model's sample rate. */
 export const VAD_SAMPLE_RATE = 16_000;

@@ -2,8 +2,8 @@
  * The scheduler's table of inference nodes: who is there, their last reported load, and whether
  * they are healthy (heart-beating within the time-out).
  */
-import type { NodeStatusReport } from '../../../../gen/tts/v1/synthesis.js';
-import { NodeState } from '../../../../gen/tts/v1/synthesis.js';
+import type { NodeStatusReport } from '@tts/proto/synthesis';
+import { NodeState } from '@tts/proto/synthesis';
 
 /** One node as the scheduler sees it. */
 export interface NodeEntry {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeStatusFixture } from '../../../common/src/routing/testing.js';
+import { nodeStatusFixture } from '@tts/common/testing';
 import type { NodeEntry } from './membership.js';
 import { createPlacementPolicy, type JobRouteRequest, type SlotView } from './routing.js';
 

@@ -2,7 +2,7 @@
  * Routing in the scheduler: the synchronous routing policies (shared with the facade, from
  * services/common/src/routing, re-exported here) and the placement of asynchronous jobs on nodes.
  */
-import { candidates, costSeconds, type RouteRequest, type RoutingPolicyName } from '../../../common/src/routing/index.js';
+import { candidates, costSeconds, type RouteRequest, type RoutingPolicyName } from '@tts/common/routing';
 import type { NodeEntry } from './membership.js';
 
 export {
@@ -15,7 +15,7 @@ export {
   type RouteRequest,
   type RoutingPolicy,
   type RoutingPolicyName,
-} from '../../../common/src/routing/index.js';
+} from '@tts/common/routing';
 
 /**
  * A node as the job dispatcher sees it: one entry per job slot (the node's capacity), each the

@@ -1,4 +1,4 @@
-import type { Logger } from '../../../common/src/logging/logger.js';
+import type { Logger } from '@tts/common';
 import type { SchedulerConfig } from '../config.js';
 import type { JobService } from './jobs/job-service.js';
 import type { Membership } from './membership.js';

@@ -1,9 +1,8 @@
 /** Conversions between job records of the job store and their tts.v1 messages. */
-import { JobOwnerKind, JobState, type Job, type JobEvent, type JobResult, type JobSpec } from '../../../../gen/tts/v1/scheduler.js';
-import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../../../common/src/data/repositories/jobs.js';
-import type { AudioFormat } from '../../../common/src/audio/index.js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { encodingOf, formatOf } from '../../../common/src/grpc/encoding.js';
+import { JobOwnerKind, JobState, type Job, type JobEvent, type JobResult, type JobSpec } from '@tts/proto/scheduler';
+import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../data/jobs.js';
+import type { AudioFormat } from '@tts/common/audio';
+import { TtsError, encodingOf, formatOf } from '@tts/common';
 
 const STATES: Readonly<Record<StoredState, JobState>> = {
   queued: JobState.JOB_STATE_QUEUED,

@@ -12,8 +12,8 @@ import type {
   ListJobsResponse,
   SubmitJobRequest,
   SubmitJobResponse,
-} from '../../../../gen/tts/v1/scheduler.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+} from '@tts/proto/scheduler';
+import { toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { eventMessage, jobMessage, ownerKindOf, specOf, stateMessage } from './job-messages.js';
 

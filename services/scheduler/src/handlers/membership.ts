@@ -6,9 +6,8 @@ import type {
   ListNodesResponse,
   RegisterNodeRequest,
   RegisterNodeResponse,
-} from '../../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+} from '@tts/proto/scheduler';
+import { TtsError, toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 
 /** RegisterNode: a node announces itself with its first status. */

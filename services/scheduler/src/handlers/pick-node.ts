@@ -1,6 +1,6 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { PickNodeRequest, PickNodeResponse } from '../../../../gen/tts/v1/scheduler.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+import type { PickNodeRequest, PickNodeResponse } from '@tts/proto/scheduler';
+import { toServiceError } from '@tts/common';
 import { routeOrError } from '../domain/routing.js';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 

@@ -1,6 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { JobAudioChunk, ReadJobAudioRequest } from '../../../../gen/tts/v1/scheduler.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+import type { JobAudioChunk, ReadJobAudioRequest } from '@tts/proto/scheduler';
+import { toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { resultMessage } from './job-messages.js';
 

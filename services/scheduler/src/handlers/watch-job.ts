@@ -1,7 +1,6 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { JobEvent, WatchJobRequest } from '../../../../gen/tts/v1/scheduler.js';
-import { TtsError } from '../../../common/src/errors/tts-error.js';
-import { toServiceError } from '../../../common/src/grpc/errors.js';
+import type { JobEvent, WatchJobRequest } from '@tts/proto/scheduler';
+import { TtsError, toServiceError } from '@tts/common';
 import { isTerminal } from '../domain/jobs/job-service.js';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { eventMessage } from './job-messages.js';

@@ -4,7 +4,7 @@
  * A child-process pool would isolate native crashes, but espeak synthesizes a sentence in a few
  * milliseconds, so one in-process thread costs less than the IPC and keeps memory low.
  */
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import { siblingModule, WorkerPool } from '../workers/worker-pool.js';
 import type { EspeakRequest, EspeakResponse, EspeakWorkerData } from './espeak-worker.js';
 

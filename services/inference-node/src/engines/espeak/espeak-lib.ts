@@ -4,8 +4,8 @@
  * ONE worker thread (`espeak-worker.ts`); nothing else may open it.
  */
 import koffi, { type IKoffiLib } from 'koffi';
-import { int16ToFloat } from '../../../../common/src/audio/pcm.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { int16ToFloat } from '../../audio/pcm.js';
+import { TtsError } from '@tts/common';
 
 /** The default libespeak-ng shared object. */
 export const DEFAULT_ESPEAK_LIBRARY = 'libespeak-ng.so.1';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rms } from '../../../../common/src/audio/dsp.js';
-import { durationSec, type PcmAudio } from '../../../../common/src/audio/pcm.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { rms } from '../../audio/dsp.js';
+import { durationSec, type PcmAudio } from '../../audio/pcm.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { joinClauses, splitClauses } from './clauses.js';
 import { createEspeakEngine, createEspeakPhonemizer, type EspeakEngine, type EspeakPhonemizer } from './index.js';

@@ -4,7 +4,7 @@
  * Speed is applied natively through the speaking rate (175 wpm at speed 1, 80..450 wpm).
  * Also provides the espeak-ng IPA phonemizer Piper-format voices use.
  */
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { splitClauses, joinClauses } from './clauses.js';

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { rms } from '../../../../common/src/audio/dsp.js';
-import { durationSec, type PcmAudio } from '../../../../common/src/audio/pcm.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { rms } from '../../audio/dsp.js';
+import { durationSec, type PcmAudio } from '../../audio/pcm.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFestivalEngine, type FestivalEngine } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
@@ -176,7 +176,7 @@ describe('festival engine lifecycle', () => {
       await e.load();
       console.log(JSON.stringify(e.serverProcessesForTest().map((p) => p.pid)));
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--conditions=@tts/source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const pids = await new Promise<number[]>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {

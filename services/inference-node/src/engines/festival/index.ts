@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput, EngineOutput, FirstChunkPolicy, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { SlotPool } from '../workers/slot-pool.js';

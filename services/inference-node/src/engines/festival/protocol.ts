@@ -10,7 +10,7 @@
  * `ft_StUfF_keX` or ends with a prefix of the key (a limit of the protocol; for 16-bit audio the
  * odds are about 2^-96 per byte).
  */
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 
 const KEY = Buffer.from('ft_StUfF_key', 'latin1');
 

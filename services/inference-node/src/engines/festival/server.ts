@@ -18,7 +18,7 @@ import { constants, readdirSync, readFileSync } from 'node:fs';
 import { access, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import type { PoolSlot } from '../workers/slot-pool.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
 

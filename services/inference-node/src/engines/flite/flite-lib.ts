@@ -11,8 +11,8 @@
  */
 import koffi, { type IKoffiLib } from 'koffi';
 import { dirname, join } from 'node:path';
-import { int16ToFloat } from '../../../../common/src/audio/pcm.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { int16ToFloat } from '../../audio/pcm.js';
+import { TtsError } from '@tts/common';
 
 /** Short names of the flite voices this engine knows (library `libflite_cmu_us_<name>.so.1`). */
 export const FLITE_VOICE_NAMES = ['slt', 'rms', 'awb', 'kal16'] as const;

@@ -4,8 +4,8 @@
  * Speed is applied natively through flite's `duration_stretch` feature.
  */
 import { availableParallelism } from 'node:os';
-import type { PcmAudio } from '../../../../common/src/audio/pcm.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import type { PcmAudio } from '../../audio/pcm.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput, EngineOutput, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { siblingModule, WorkerPool } from '../workers/worker-pool.js';

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { makePiperFixtures, tinyFixtureReference, type PiperFixtures } from '../../../../../scripts/fixtures/make-piper-fixtures.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { makePiperFixtures, tinyFixtureReference, type PiperFixtures } from '@tts/fixtures';
+import { TtsError } from '@tts/common';
 import { startOnnxRunner, type OnnxModelSession } from './onnx-runner.js';
 import type { PlainTensor } from './onnx-session.js';
 

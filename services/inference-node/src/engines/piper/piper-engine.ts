@@ -11,8 +11,8 @@
  * Speed maps to the length scale (`length_scale / speed`); items of one batch share one `scales`
  * tensor, so requests batch together when they use the same voice model and the same speed.
  */
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
-import type { Logger } from '../../../../common/src/logging/logger.js';
+import { TtsError } from '@tts/common';
+import type { Logger } from '@tts/common';
 import { DynamicBatcher, type DynamicBatcherStats } from '../../batching/index.js';
 import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { startOnnxRunner, type OnnxRunner } from './onnx-runner.js';

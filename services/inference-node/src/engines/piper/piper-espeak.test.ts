@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { makePiperFixtures, tinyFixtureReference, TINY_FIXTURE, type PiperFixtures } from '../../../../../scripts/fixtures/make-piper-fixtures.js';
+import { makePiperFixtures, tinyFixtureReference, TINY_FIXTURE, type PiperFixtures } from '@tts/fixtures';
 import { createEspeakPhonemizer, type EspeakPhonemizer } from '../espeak/index.js';
 import { phonemesToIds, splitPhonemes } from './phoneme-ids.js';
 import { createPiperEngine, type PiperEngine } from './piper-engine.js';

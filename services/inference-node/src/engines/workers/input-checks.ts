@@ -1,5 +1,5 @@
 /** Checks every engine applies to an `EngineInput` before starting work. */
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import type { EngineInput, SpeedRange } from '../engine.js';
 
 /** Throws `TTS_CANCELLED` when `signal` is already aborted. */

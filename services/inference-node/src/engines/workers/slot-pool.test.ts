@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
+import { TtsError } from '@tts/common';
 import { SlotPool, type PoolSlot } from './slot-pool.js';
 
 /** A trivial slot: records its id, can be killed from the test. */

@@ -5,7 +5,7 @@
  * one that is deleted is also forgotten by the membership, so jobs still on it are retried.
  */
 import { CoreV1Api, KubeConfig, makeInformer, type Informer, type V1Pod } from '@kubernetes/client-node';
-import type { Logger } from '../../../../common/src/logging/logger.js';
+import type { Logger } from '@tts/common';
 import type { NodePoller } from './node-poller.js';
 
 /** Options of the Kubernetes discovery. */

@@ -3,7 +3,7 @@
  * not register: the poller asks each target for its NodeStatus every heartbeat period and feeds
  * the answer to the membership as a heartbeat. An unreachable target ages out of health by itself.
  */
-import { callUnary, synthesizerClient } from '../../../../common/src/grpc/clients.js';
+import { callUnary, synthesizerClient } from '@tts/common';
 import type { Membership } from '../membership.js';
 
 /** Options of the poller. */

@@ -30,15 +30,12 @@
  *   scheduler is running them.
  */
 import { performance } from 'node:perf_hooks';
-import type { SynthesizeResponse } from '../../../../../gen/tts/v1/synthesis.js';
-import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../../../common/src/data/repositories/jobs.js';
-import { ERROR_CATALOGUE, isErrorCode } from '../../../../common/src/errors/catalogue.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
-import { callUnary, synthesizerClient } from '../../../../common/src/grpc/clients.js';
-import { encodingOf, formatOf } from '../../../../common/src/grpc/encoding.js';
-import type { QueueEntry, WorkQueue } from '../../../../common/src/kv/queue.js';
-import type { AudioFormat } from '../../../../common/src/audio/index.js';
-import type { Logger } from '../../../../common/src/logging/logger.js';
+import type { SynthesizeResponse } from '@tts/proto/synthesis';
+import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
+import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, encodingOf, formatOf } from '@tts/common';
+import type { QueueEntry, WorkQueue } from '@tts/common/kv';
+import type { AudioFormat } from '@tts/common/audio';
+import type { Logger } from '@tts/common';
 import type { Membership, NodeEntry } from '../membership.js';
 import { candidates, type JobRouteRequest, type PlacementPolicy, type SlotView } from '../routing.js';
 import type { ArtifactStore } from './artifacts.js';

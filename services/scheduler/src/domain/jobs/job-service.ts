@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ReadStream } from 'node:fs';
-import { openDatabase, type Database } from '../../../../common/src/data/index.js';
+import { openDatabase, type Database } from '@tts/common/data';
 import {
   TERMINAL_JOB_STATES,
   JobRepository,
@@ -21,10 +21,10 @@ import {
   type JobSpecFields,
   type JobState,
   type NewJob,
-} from '../../../../common/src/data/repositories/jobs.js';
-import { TtsError } from '../../../../common/src/errors/tts-error.js';
-import { openKv, openWorkQueue, type Kv, type WorkQueue } from '../../../../common/src/kv/index.js';
-import type { Logger } from '../../../../common/src/logging/logger.js';
+} from '../../data/jobs.js';
+import { TtsError } from '@tts/common';
+import { openKv, openWorkQueue, type Kv, type WorkQueue } from '@tts/common/kv';
+import type { Logger } from '@tts/common';
 import type { SchedulerConfig } from '../../config.js';
 import type { Membership } from '../membership.js';
 import { requiredEngine, type PlacementPolicy } from '../routing.js';

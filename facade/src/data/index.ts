@@ -1,0 +1,42 @@
+/**
+ * The facade's storage: repositories of API keys, usage, audits, server secrets and SLI rows over the
+ * shared `Database` (`@tts/common/data`), and the batch writer that writes records behind responses.
+ */
+export {
+  ApiKeyRepository,
+  type ApiKeyCredential,
+  type ApiKeyRecord,
+  type ApiKeyUpdate,
+  type NewApiKey,
+} from './api-keys.js';
+export {
+  UsageRepository,
+  type CharactersUsed,
+  type CostFilter,
+  type CostResult,
+  type CostRow,
+  type CostTierTotal,
+  type DayRange,
+  type RecordedQuotaStage,
+  type UsageEventInput,
+  type UsageStatus,
+  type UsageSummaryFilter,
+  type UsageSummaryResult,
+  type UsageSummaryRow,
+  type UsageTotals,
+} from './usage.js';
+export {
+  AuditRepository,
+  type AuditPage,
+  type ConsentFilter,
+  type ConsentInput,
+  type ConsentOutcome,
+  type ConsentRecord,
+  type JobAccessFilter,
+  type JobAccessInput,
+  type JobAccessRecord,
+  type JobRequesterKind,
+} from './audits.js';
+export { SecretRepository } from './secrets.js';
+export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
+export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';

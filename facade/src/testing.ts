@@ -1,0 +1,11 @@
+/**
+ * Test support of the facade (tests and benches only; not part of dist/): its repositories, routing
+ * view, cluster view, OpenAPI document, identity and SLO pieces to run in-process.
+ */
+export * from './data/index.js';
+export * from './domain/cluster.js';
+export * from './domain/node-router.js';
+export * from './domain/openapi-document.js';
+export * from './identity/index.js';
+export * from './slo/index.js';
+export * from './slo/objectives.js';

@@ -1,0 +1,25 @@
+/**
+ * The node's audio layer: the in-memory PCM representation, WAV, resampling, level/silence helpers,
+ * time-stretch, streaming encoders, and ffmpeg-based decoding/probing; format facts (names, MIME
+ * types, sample rates) come from `@tts/common/audio`. The node imports audio code through this module.
+ */
+export { type PcmAudio, durationSec, int16ToFloat, floatToInt16, encodePcm16le, decodePcm16le, encodeFloat32le, decodeFloat32le } from './pcm.js';
+export {
+  type AudioFormat,
+  AUDIO_FORMATS,
+  MIN_SAMPLE_RATE,
+  MAX_SAMPLE_RATE,
+  PCM_DEFAULT_SAMPLE_RATE,
+  contentTypeOf,
+  isAudioFormat,
+  parseAudioFormat,
+  isSampleRateSupported,
+  nearestSupportedRate,
+  outputSampleRate,
+} from '@tts/common/audio';
+export { type DecodedWav, WAV_HEADER_BYTES, encodeWav, wavHeader, decodeWav } from './wav.js';
+export { type Resampler, resample, createResampler } from './resample.js';
+export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
+export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
+export { type AudioEncoder, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
+export { type AudioProbe, decodeWithFfmpeg, probeAudio } from './probe.js';

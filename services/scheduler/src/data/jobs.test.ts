@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { DatabaseError } from '@tts/common/data';
+import { databaseBackends } from '@tts/common/testing';
+import { JobRepository, type JobResultFields, type NewJob } from './jobs.js';
+
+let counter = 0;
+const newJob = (overrides: Partial<NewJob> = {}): NewJob => ({
+  jobId: `job_${Date.now().toString(36)}_${++counter}`,
+  ownerId: 'key_1',
+  ownerKind: 'api_key',
+  tier: 'pro',
+  priority: 1,
+  requestId: 'req-1',
+  maxAttempts: 2,
+  spec: {
+    text: 'Hello there.',
+    voice: 'flite:slt',
+    engine: '',
+    speed: 1.25,
+    format: 'wav',
+    sampleRate: 0,
+    language: '',
+    mode: 'auto',
+    consentConfirmed: true,
+    instructions: '',
+    rawText: false,
+  },
+  ...overrides,
+});
+
+const result: JobResultFields = {
+  sha256: 'a'.repeat(64),
+  path: `artifacts/${'a'.repeat(64)}.wav`,
+  bytes: 1234,
+  audioSeconds: 0.75,
+  format: 'wav',
+  sampleRate: 16000,
+  contentType: 'audio/wav',
+  voice: 'flite:slt',
+  engine: 'flite',
+};
+
+for (const backend of databaseBackends()) {
+  describe(`job repository (${backend.name})`, () => {
+    after(() => backend.close());
+
+    it('records a job as queued with event 1 and reads it back', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const job = await repo.insert(newJob({ jobId: 'job-a' }));
+      assert.equal(job.state, 'queued');
+      assert.equal(job.lastEventId, 1);
+      assert.equal(job.characters, 'Hello there.'.length);
+      assert.equal(job.spec.speed, 1.25);
+      assert.equal(job.spec.consentConfirmed, true);
+      assert.equal(job.result, null);
+      assert.ok(job.createdAt instanceof Date);
+      assert.deepEqual(await repo.find('job-a'), job);
+      assert.equal(await repo.find('nope'), null);
+      const events = await repo.events('job-a', 0, 10);
+      assert.deepEqual(events.map((e) => [e.eventId, e.kind, e.payload.state, e.payload.progress]), [[1, 'queued', 'queued', 0]]);
+      await assert.rejects(repo.insert(newJob({ jobId: 'job-a' })), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23505');
+    });
+
+    it('walks queued -> running -> completed with increasing event ids; a second completion changes nothing', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const { jobId } = await repo.insert(newJob());
+      const running = await repo.claim(jobId, 'node-1');
+      assert.equal(running?.state, 'running');
+      assert.equal(running?.attempts, 1);
+      assert.equal(running?.nodeId, 'node-1');
+      assert.ok(running?.startedAt instanceof Date);
+      assert.equal(await repo.claim(jobId, 'node-2'), null, 'a running job cannot be claimed again');
+
+      const first = await repo.complete(jobId, result, 'node-1');
+      assert.equal(first?.changed, true);
+      assert.equal(first?.job.state, 'completed');
+      assert.equal(first?.job.progress, 1);
+      assert.deepEqual(first?.job.result, result);
+      assert.ok(first?.job.finishedAt instanceof Date);
+      const again = await repo.complete(jobId, { ...result, sha256: 'b'.repeat(64) }, 'node-2');
+      assert.equal(again?.changed, false);
+      assert.deepEqual(again?.job.result, result, 'the first result stays');
+      assert.equal(again?.job.nodeId, 'node-1');
+
+      const events = await repo.events(jobId, 0, 100);
+      assert.deepEqual(events.map((e) => e.eventId), [1, 2, 3]);
+      assert.deepEqual(events.map((e) => e.kind), ['queued', 'running', 'completed']);
+      assert.deepEqual(events[1]?.payload, { state: 'running', progress: 0, node_id: 'node-1', attempt: 1 });
+      assert.equal(events[2]?.payload.progress, 1);
+      assert.ok(events.every((e, i) => i === 0 || e.at.getTime() >= events[i - 1]!.at.getTime()));
+      assert.deepEqual((await repo.events(jobId, 1, 1)).map((e) => e.eventId), [2], 'after_event_id and limit page the events');
+    });
+
+    it('records a job dispatched at submission as running with its queued and running events', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const job = await repo.insertRunning(newJob({ jobId: 'job-fast' }), 'node-1');
+      assert.deepEqual([job.state, job.attempts, job.nodeId, job.lastEventId], ['running', 1, 'node-1', 2]);
+      assert.ok(job.startedAt instanceof Date);
+      const events = await repo.events('job-fast', 0, 10);
+      assert.deepEqual(events.map((e) => [e.eventId, e.kind]), [[1, 'queued'], [2, 'running']]);
+      assert.deepEqual(events[1]?.payload, { state: 'running', progress: 0, node_id: 'node-1', attempt: 1 });
+      assert.ok(events[0]!.at.getTime() <= events[1]!.at.getTime());
+      assert.equal((await repo.complete('job-fast', result, 'node-1'))?.job.lastEventId, 3);
+    });
+
+    it('retries a lost attempt until attempts run out, then fails with the code', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const { jobId } = await repo.insert(newJob({ maxAttempts: 2 }));
+      await repo.claim(jobId, 'node-1');
+      assert.equal(await repo.retryOrFail(jobId, 2, 'JOB_NODE_LOST', 'stale attempt'), null, 'only the current attempt can fail');
+      const retrying = await repo.retryOrFail(jobId, 1, 'JOB_NODE_LOST', 'node-1 stopped');
+      assert.equal(retrying?.state, 'retrying');
+      assert.equal(retrying?.errorCode, 'JOB_NODE_LOST');
+      const second = await repo.claim(jobId, 'node-2');
+      assert.equal(second?.attempts, 2);
+      assert.equal(second?.errorCode, null, 'a new attempt clears the previous error');
+      const failed = await repo.retryOrFail(jobId, 2, 'JOB_NODE_LOST', 'node-2 stopped');
+      assert.equal(failed?.state, 'failed');
+      assert.ok(failed?.finishedAt instanceof Date);
+      assert.equal(await repo.claim(jobId, 'node-3'), null);
+      const kinds = (await repo.events(jobId, 0, 100)).map((e) => `${e.kind}:${e.payload.node_id ?? ''}:${e.payload.error_code ?? ''}`);
+      assert.deepEqual(kinds, ['queued::', 'running:node-1:', 'retrying:node-1:JOB_NODE_LOST', 'running:node-2:', 'failed:node-2:JOB_NODE_LOST']);
+    });
+
+    it('requeues every running job at once (scheduler restart) and lists waiting jobs by priority', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const low = await repo.insert(newJob({ priority: 3, tier: 'web', ownerKind: 'web' }));
+      const high = await repo.insert(newJob({ priority: 0, tier: 'enterprise' }));
+      const running = await repo.insert(newJob({ priority: 2 }));
+      const exhausted = await repo.insert(newJob({ priority: 2, maxAttempts: 1 }));
+      await repo.claim(running.jobId, 'node-1');
+      await repo.claim(exhausted.jobId, 'node-1');
+      assert.deepEqual(await repo.listRunning(3600), [], 'nothing has been running for an hour');
+      await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual((await repo.listRunning(0.01)).map((j) => j.jobId).sort(), [running.jobId, exhausted.jobId].sort());
+      assert.ok((await repo.listRunning(0.01)).every((j) => j.attempts === 1));
+      const changed = await repo.requeueRunning('JOB_NODE_LOST', 'scheduler restarted');
+      assert.deepEqual(changed.map((j) => [j.jobId, j.state]).sort(), [[exhausted.jobId, 'failed'], [running.jobId, 'retrying']].sort());
+      const waiting = await repo.listWaiting();
+      assert.deepEqual(waiting.map((w) => w.jobId), [high.jobId, running.jobId, low.jobId]);
+      assert.deepEqual(await repo.counts(), { waiting: 3, running: 0, waitingCharacters: 3 * 'Hello there.'.length });
+    });
+
+    it('cancels an unfinished job once; fail() does not touch a finished job', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const { jobId } = await repo.insert(newJob());
+      const cancelled = await repo.cancel(jobId);
+      assert.deepEqual([cancelled?.changed, cancelled?.job.state], [true, 'cancelled']);
+      const twice = await repo.cancel(jobId);
+      assert.deepEqual([twice?.changed, twice?.job.state], [false, 'cancelled']);
+      assert.equal((await repo.fail(jobId, 'TTS_ENGINE_FAILED', 'x'))?.changed, false);
+      assert.equal((await repo.complete(jobId, result))?.changed, false, 'a cancelled job is not completed by a late result');
+      assert.equal(await repo.cancel('missing'), null);
+      const other = await repo.insert(newJob());
+      const failed = await repo.fail(other.jobId, 'TTS_VOICE_NOT_FOUND', 'Voice "x" does not exist.');
+      assert.deepEqual([failed?.job.state, failed?.job.errorCode], ['failed', 'TTS_VOICE_NOT_FOUND']);
+    });
+
+    it("lists an owner's jobs most recent first, limited", async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push((await repo.insert(newJob({ ownerId: 'web:abc', ownerKind: 'web', tier: 'web', priority: 3 }))).jobId);
+      await repo.insert(newJob({ ownerId: 'someone-else' }));
+      const list = await repo.listByOwner('web:abc', 3);
+      assert.deepEqual(list.map((j) => j.jobId), ids.slice(1).reverse());
+      assert.ok(list.every((j) => j.ownerKind === 'web'));
+    });
+
+    it('keeps event ids unique and gap-free under concurrent transitions of one job', async (t) => {
+      const db = await backend.open(t);
+      const repo = new JobRepository(db);
+      const { jobId } = await repo.insert(newJob());
+      await repo.claim(jobId, 'node-1');
+      const completions = await Promise.all([
+        ...Array.from({ length: 6 }, () => repo.complete(jobId, result, 'node-1')),
+        repo.cancel(jobId),
+        repo.fail(jobId, 'TTS_ENGINE_FAILED', 'x'),
+      ]);
+      assert.equal(completions.filter((c) => c?.changed).length, 1, 'exactly one terminal transition applies');
+      const events = await repo.events(jobId, 0, 100);
+      assert.deepEqual(events.map((e) => e.eventId), events.map((_, i) => i + 1));
+      assert.equal(events.length, 3, 'queued, running and one terminal event');
+      assert.ok(['completed', 'cancelled', 'failed'].includes(events.at(-1)!.kind));
+    });
+  });
+}

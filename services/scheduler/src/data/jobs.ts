@@ -1,0 +1,530 @@
+/**
+ * Asynchronous synthesis jobs and their events. Every state transition is one SQL statement: a
+ * data-modifying CTE updates the job under a condition on its current state, bumps the job's
+ * `last_event_id` and inserts the matching event, so a transition and its event are atomic, event
+ * ids increase by one per job, and a transition that does not apply (the job moved on) changes
+ * nothing. This is what makes completion idempotent: of two completions of one job only the first
+ * finds it unfinished.
+ */
+import type { Database, SqlParam } from '@tts/common/data';
+
+/** States of a job. */
+export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'failed' | 'cancelled';
+
+/** States a job never leaves. */
+export const TERMINAL_JOB_STATES: readonly JobState[] = ['completed', 'failed', 'cancelled'];
+
+/** States in which a job waits to be dispatched. */
+export const WAITING_JOB_STATES: readonly JobState[] = ['queued', 'retrying'];
+
+/** Who owns a job: an API key (owner id = key id) or a web session/subject. */
+export type JobOwnerKind = 'api_key' | 'web';
+
+/** What to synthesize. */
+export interface JobSpecFields {
+  readonly text: string;
+  readonly voice: string;
+  readonly engine: string;
+  /** 0 = 1.0 */
+  readonly speed: number;
+  /** Audio format name (wav, mp3, ...). */
+  readonly format: string;
+  /** 0 = the format's default. */
+  readonly sampleRate: number;
+  readonly language: string;
+  readonly mode: string;
+  readonly consentConfirmed: boolean;
+  readonly instructions: string;
+  readonly rawText: boolean;
+}
+
+/** A job to record. */
+export interface NewJob {
+  /** Random, URL-safe. */
+  readonly jobId: string;
+  readonly ownerId: string;
+  readonly ownerKind: JobOwnerKind;
+  readonly tier: string;
+  /** 0 = most urgent. */
+  readonly priority: number;
+  readonly requestId: string | null;
+  /** Dispatches allowed before the job fails. */
+  readonly maxAttempts: number;
+  readonly spec: JobSpecFields;
+}
+
+/** The stored audio of a completed job. */
+export interface JobResultFields {
+  /** Hex SHA-256 of the audio bytes. */
+  readonly sha256: string;
+  /** Artifact path relative to the scheduler's data directory. */
+  readonly path: string;
+  readonly bytes: number;
+  readonly audioSeconds: number;
+  readonly format: string;
+  readonly sampleRate: number;
+  readonly contentType: string;
+  readonly voice: string;
+  readonly engine: string;
+}
+
+/** A job as stored. */
+export interface JobRecord {
+  readonly jobId: string;
+  readonly ownerId: string;
+  readonly ownerKind: JobOwnerKind;
+  readonly tier: string;
+  readonly priority: number;
+  readonly requestId: string | null;
+  readonly state: JobState;
+  readonly progress: number;
+  /** Dispatches so far. */
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly lastEventId: number;
+  readonly spec: JobSpecFields;
+  readonly characters: number;
+  /** Node of the current or last attempt. */
+  readonly nodeId: string | null;
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  /** Set when completed. */
+  readonly result: JobResultFields | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+}
+
+/** The payload of an event: the job's state after the transition and what caused it. */
+export interface JobEventPayload {
+  readonly state: JobState;
+  readonly progress: number;
+  readonly node_id?: string;
+  readonly attempt?: number;
+  readonly error_code?: string;
+  readonly error_message?: string;
+}
+
+/** One event of a job. */
+export interface JobEventRecord {
+  readonly jobId: string;
+  /** 1, 2, 3... per job. */
+  readonly eventId: number;
+  readonly at: Date;
+  /** queued | running | retrying | completed | failed | cancelled */
+  readonly kind: string;
+  readonly payload: JobEventPayload;
+}
+
+/** The outcome of a transition that may find the job already moved on. */
+export interface JobTransition {
+  readonly job: JobRecord;
+  /** False when the job was already in a state the transition does not apply to. */
+  readonly changed: boolean;
+}
+
+/** A job waiting to be dispatched, with what routing needs. */
+export interface WaitingJob {
+  readonly jobId: string;
+  readonly priority: number;
+  readonly voice: string;
+  readonly engine: string;
+  readonly characters: number;
+}
+
+/** Job counts for queue statistics. */
+export interface JobCounts {
+  /** queued + retrying */
+  readonly waiting: number;
+  readonly running: number;
+  /** Characters of the waiting jobs. */
+  readonly waitingCharacters: number;
+}
+
+interface JobRow {
+  job_id: string;
+  owner_id: string;
+  owner_kind: JobOwnerKind;
+  tier: string;
+  priority: number;
+  request_id: string | null;
+  state: JobState;
+  progress: number;
+  attempts: number;
+  max_attempts: number;
+  last_event_id: number;
+  text: string;
+  characters: number;
+  voice: string;
+  engine: string;
+  speed: number;
+  format: string;
+  sample_rate: number;
+  language: string;
+  mode: string;
+  consent_confirmed: boolean;
+  instructions: string;
+  raw_text: boolean;
+  node_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  result_sha256: string | null;
+  result_path: string | null;
+  result_bytes: number | null;
+  result_audio_seconds: number | null;
+  result_format: string | null;
+  result_sample_rate: number | null;
+  result_content_type: string | null;
+  result_voice: string | null;
+  result_engine: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+interface EventRow {
+  job_id: string;
+  event_id: number;
+  at: Date;
+  kind: string;
+  payload: unknown;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return {
+    jobId: row.job_id,
+    ownerId: row.owner_id,
+    ownerKind: row.owner_kind,
+    tier: row.tier,
+    priority: row.priority,
+    requestId: row.request_id,
+    state: row.state,
+    progress: row.progress,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    lastEventId: row.last_event_id,
+    spec: {
+      text: row.text,
+      voice: row.voice,
+      engine: row.engine,
+      speed: row.speed,
+      format: row.format,
+      sampleRate: row.sample_rate,
+      language: row.language,
+      mode: row.mode,
+      consentConfirmed: row.consent_confirmed,
+      instructions: row.instructions,
+      rawText: row.raw_text,
+    },
+    characters: row.characters,
+    nodeId: row.node_id,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    result:
+      row.result_sha256 === null
+        ? null
+        : {
+            sha256: row.result_sha256,
+            path: row.result_path ?? '',
+            bytes: row.result_bytes ?? 0,
+            audioSeconds: row.result_audio_seconds ?? 0,
+            format: row.result_format ?? '',
+            sampleRate: row.result_sample_rate ?? 0,
+            contentType: row.result_content_type ?? '',
+            voice: row.result_voice ?? '',
+            engine: row.result_engine ?? '',
+          },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+function toEvent(row: EventRow): JobEventRecord {
+  // postgres.js returns jsonb parsed; PGlite too. A string would be a driver returning raw JSON.
+  const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as JobEventPayload;
+  return { jobId: row.job_id, eventId: row.event_id, at: row.at, kind: row.kind, payload };
+}
+
+// The event of a transition: the job's new state and the facts about it, nulls left out.
+const EVENT_FROM_J = `
+  INSERT INTO job_events (job_id, event_id, kind, payload)
+  SELECT job_id, last_event_id, state, jsonb_strip_nulls(jsonb_build_object(
+    'state', state, 'progress', progress, 'node_id', node_id, 'attempt', NULLIF(attempts, 0),
+    'error_code', error_code, 'error_message', error_message))
+  FROM j`;
+
+const NOT_FINISHED = `state IN ('queued', 'running', 'retrying')`;
+
+const INSERT_SQL = `
+WITH j AS (
+  INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
+                    text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
+                    instructions, raw_text)
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'queued', $7::integer, 1,
+          $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
+          $18::text, $19::boolean)
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+// A job dispatched as it is submitted (a node was free): recorded running at once, with its
+// "queued" and "running" events.
+const INSERT_RUNNING_SQL = `
+WITH j AS (
+  INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
+                    text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
+                    instructions, raw_text, attempts, node_id, started_at)
+  VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'running', $7::integer, 2,
+          $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
+          $18::text, $19::boolean, 1, $20::text, now())
+  RETURNING *
+), e AS (
+  INSERT INTO job_events (job_id, event_id, at, kind, payload)
+  SELECT job_id, 1, now(), 'queued', jsonb_build_object('state', 'queued', 'progress', 0) FROM j
+  UNION ALL
+  SELECT job_id, 2, clock_timestamp(), 'running', jsonb_build_object('state', 'running', 'progress', 0, 'node_id', node_id, 'attempt', 1) FROM j
+)
+SELECT * FROM j`;
+
+const CLAIM_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = 'running', attempts = attempts + 1, node_id = $2::text, progress = 0,
+                  error_code = NULL, error_message = NULL,
+                  started_at = COALESCE(started_at, now()), updated_at = now(), last_event_id = last_event_id + 1
+  WHERE job_id = $1::text AND state IN ('queued', 'retrying') AND attempts < max_attempts
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+const COMPLETE_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = 'completed', progress = 1, error_code = NULL, error_message = NULL,
+                  node_id = COALESCE($2::text, node_id),
+                  result_sha256 = $3::text, result_path = $4::text, result_bytes = $5::bigint,
+                  result_audio_seconds = $6::double precision, result_format = $7::text, result_sample_rate = $8::integer,
+                  result_content_type = $9::text, result_voice = $10::text, result_engine = $11::text,
+                  finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
+  WHERE job_id = $1::text AND ${NOT_FINISHED}
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+// A failed attempt: back to the queue (retrying) while attempts remain, else failed.
+const RETRY_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
+                  finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
+                  progress = 0, error_code = $3::text, error_message = $4::text,
+                  updated_at = now(), last_event_id = last_event_id + 1
+  WHERE job_id = $1::text AND state = 'running' AND attempts = $2::integer
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+// Every running job at once (a scheduler restart): the same rule as RETRY_SQL.
+const REQUEUE_RUNNING_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
+                  finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
+                  progress = 0, error_code = $1::text, error_message = $2::text,
+                  updated_at = now(), last_event_id = last_event_id + 1
+  WHERE state = 'running'
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+const FAIL_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = 'failed', error_code = $2::text, error_message = $3::text,
+                  finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
+  WHERE job_id = $1::text AND ${NOT_FINISHED}
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+const CANCEL_SQL = `
+WITH j AS (
+  UPDATE jobs SET state = 'cancelled', error_code = NULL, error_message = NULL,
+                  finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
+  WHERE job_id = $1::text AND ${NOT_FINISHED}
+  RETURNING *
+), e AS (${EVENT_FROM_J}
+)
+SELECT * FROM j`;
+
+function insertParams(job: NewJob): SqlParam[] {
+  const s = job.spec;
+  return [
+    job.jobId,
+    job.ownerId,
+    job.ownerKind,
+    job.tier,
+    job.priority,
+    job.requestId,
+    job.maxAttempts,
+    s.text,
+    s.text.length,
+    s.voice,
+    s.engine,
+    s.speed,
+    s.format,
+    s.sampleRate,
+    s.language,
+    s.mode,
+    s.consentConfirmed,
+    s.instructions,
+    s.rawText,
+  ];
+}
+
+/** Reads and writes `jobs` and `job_events`. */
+export class JobRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Records a new job in state queued with its event 1 ("queued"). Rejects (23505) on a duplicate id. */
+  async insert(job: NewJob): Promise<JobRecord> {
+    const rows = await this.db.query<JobRow>(INSERT_SQL, insertParams(job));
+    return toRecord(rows[0]!);
+  }
+
+  /**
+   * Records a job that is dispatched as it is submitted: state running on `nodeId` (attempt 1),
+   * with events 1 "queued" and 2 "running". Rejects (23505) on a duplicate id.
+   */
+  async insertRunning(job: NewJob, nodeId: string): Promise<JobRecord> {
+    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId]);
+    return toRecord(rows[0]!);
+  }
+
+  /** The job, or null. */
+  async find(jobId: string): Promise<JobRecord | null> {
+    const rows = await this.db.query<JobRow>('SELECT * FROM jobs WHERE job_id = $1::text', [jobId]);
+    return rows[0] === undefined ? null : toRecord(rows[0]);
+  }
+
+  /**
+   * Dispatches a waiting job to `nodeId`: queued/retrying -> running, attempts + 1. Resolves to the
+   * job, or null when it is not waiting (already running, finished, cancelled) or has no attempt left.
+   */
+  async claim(jobId: string, nodeId: string): Promise<JobRecord | null> {
+    const rows = await this.db.query<JobRow>(CLAIM_SQL, [jobId, nodeId]);
+    return rows[0] === undefined ? null : toRecord(rows[0]);
+  }
+
+  /**
+   * Completes an unfinished job with its result. Idempotent: when the job is already finished
+   * (completed by an earlier call, failed or cancelled) nothing changes and `changed` is false.
+   * Resolves to null only when the job does not exist.
+   */
+  async complete(jobId: string, result: JobResultFields, nodeId: string | null = null): Promise<JobTransition | null> {
+    const rows = await this.db.query<JobRow>(COMPLETE_SQL, [
+      jobId,
+      nodeId,
+      result.sha256,
+      result.path,
+      result.bytes,
+      result.audioSeconds,
+      result.format,
+      result.sampleRate,
+      result.contentType,
+      result.voice,
+      result.engine,
+    ]);
+    return this.transition(jobId, rows);
+  }
+
+  /**
+   * Ends attempt `attempt` of a running job with a retryable failure: retrying while attempts
+   * remain, failed (with `errorCode`) after the last. Null when that attempt is no longer current.
+   */
+  async retryOrFail(jobId: string, attempt: number, errorCode: string, errorMessage: string): Promise<JobRecord | null> {
+    const rows = await this.db.query<JobRow>(RETRY_SQL, [jobId, attempt, errorCode, errorMessage]);
+    return rows[0] === undefined ? null : toRecord(rows[0]);
+  }
+
+  /**
+   * Puts every running job back in the queue (retrying, or failed when out of attempts), as after
+   * a scheduler restart: nothing is running any more. Resolves to the jobs changed.
+   */
+  async requeueRunning(errorCode: string, errorMessage: string): Promise<JobRecord[]> {
+    const rows = await this.db.query<JobRow>(REQUEUE_RUNNING_SQL, [errorCode, errorMessage]);
+    return rows.map(toRecord);
+  }
+
+  /** Fails an unfinished job for good (a non-retryable error). */
+  async fail(jobId: string, errorCode: string, errorMessage: string): Promise<JobTransition | null> {
+    const rows = await this.db.query<JobRow>(FAIL_SQL, [jobId, errorCode, errorMessage]);
+    return this.transition(jobId, rows);
+  }
+
+  /** Cancels an unfinished job; `changed` is false when it had already finished. Null when unknown. */
+  async cancel(jobId: string): Promise<JobTransition | null> {
+    const rows = await this.db.query<JobRow>(CANCEL_SQL, [jobId]);
+    return this.transition(jobId, rows);
+  }
+
+  /** Jobs waiting for dispatch, most urgent first, then oldest first. */
+  async listWaiting(): Promise<WaitingJob[]> {
+    const rows = await this.db.query<{ job_id: string; priority: number; voice: string; engine: string; characters: number }>(
+      `SELECT job_id, priority, voice, engine, characters FROM jobs
+       WHERE state IN ('queued', 'retrying') ORDER BY priority, created_at, job_id`,
+    );
+    return rows.map((r) => ({ jobId: r.job_id, priority: r.priority, voice: r.voice, engine: r.engine, characters: r.characters }));
+  }
+
+  /** Jobs running and not updated for `idleSeconds` (their scheduler may have lost them). */
+  async listRunning(idleSeconds: number): Promise<{ jobId: string; attempts: number }[]> {
+    const rows = await this.db.query<{ job_id: string; attempts: number }>(
+      `SELECT job_id, attempts FROM jobs WHERE state = 'running' AND updated_at < now() - make_interval(secs => $1::double precision)`,
+      [idleSeconds],
+    );
+    return rows.map((r) => ({ jobId: r.job_id, attempts: r.attempts }));
+  }
+
+  /** An owner's jobs, most recent first. */
+  async listByOwner(ownerId: string, limit: number): Promise<JobRecord[]> {
+    const rows = await this.db.query<JobRow>(
+      'SELECT * FROM jobs WHERE owner_id = $1::text ORDER BY created_at DESC, job_id DESC LIMIT $2::integer',
+      [ownerId, limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Up to `limit` events of a job with an id above `afterEventId`, ascending. */
+  async events(jobId: string, afterEventId: number, limit: number): Promise<JobEventRecord[]> {
+    const rows = await this.db.query<EventRow>(
+      `SELECT job_id, event_id, at, kind, payload FROM job_events
+       WHERE job_id = $1::text AND event_id > $2::integer ORDER BY event_id LIMIT $3::integer`,
+      [jobId, afterEventId, limit],
+    );
+    return rows.map(toEvent);
+  }
+
+  /** Waiting and running jobs. */
+  async counts(): Promise<JobCounts> {
+    const rows = await this.db.query<{ waiting: number; running: number; waiting_chars: number }>(
+      `SELECT count(*) FILTER (WHERE state IN ('queued', 'retrying'))::int8 AS waiting,
+              count(*) FILTER (WHERE state = 'running')::int8 AS running,
+              COALESCE(sum(characters) FILTER (WHERE state IN ('queued', 'retrying')), 0)::int8 AS waiting_chars
+       FROM jobs WHERE state IN ('queued', 'running', 'retrying')`,
+    );
+    const r = rows[0];
+    return { waiting: r?.waiting ?? 0, running: r?.running ?? 0, waitingCharacters: r?.waiting_chars ?? 0 };
+  }
+
+  private async transition(jobId: string, rows: JobRow[]): Promise<JobTransition | null> {
+    if (rows[0] !== undefined) return { job: toRecord(rows[0]), changed: true };
+    const current = await this.find(jobId);
+    return current === null ? null : { job: current, changed: false };
+  }
+}
