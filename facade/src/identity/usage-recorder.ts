@@ -1,5 +1,5 @@
 /**
- * Usage events are written behind the response, in batches (services/common/src/data/batch-writer.ts):
+ * Usage events are written behind the response, in batches (facade/src/data/batch-writer.ts):
  * a synthesis request costs no database write on its path. Each event is stamped with its time
  * when recorded, not when written. The quota service sees the events not yet written through
  * `PendingUsage`, so a key's figures on this replica never lag its own requests.

@@ -1,5 +1,5 @@
 /**
- * SLI rows are written behind the response, in batches (services/common/src/data/batch-writer.ts):
+ * SLI rows are written behind the response, in batches (facade/src/data/batch-writer.ts):
  * at most `flushMs` (1 s) after the first buffered row or when `maxBatch` (500) rows wait.
  */
 import { BatchWriter, type BatchWriterOptions } from '../data/batch-writer.js';
