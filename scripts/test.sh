@@ -14,6 +14,9 @@ echo "== type-check"
 npx tsc -p tsconfig.json --noEmit
 echo "== lint"
 npx eslint --max-warnings=0 .
+echo "== OpenAPI lint (Redocly recommended ruleset: 0 errors, 0 warnings)"
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --format=json facade/openapi/openapi.yaml 2>/dev/null \
+  | node -e 'let t="";process.stdin.on("data",(d)=>(t+=d)).on("end",()=>{const r=JSON.parse(t);for(const p of r.problems)console.log(`${p.severity} ${p.ruleId}: ${p.message} (${p.location?.[0]?.pointer ?? ""})`);console.log(`redocly: ${r.totals.errors} errors, ${r.totals.warnings} warnings`);process.exit(r.totals.errors+r.totals.warnings>0?1:0)})'
 
 mapfile -t files < <(find services facade tests scripts -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 echo "== tests (${#files[@]} files)"

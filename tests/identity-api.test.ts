@@ -16,6 +16,7 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   ttsSynthesize: { method: 'POST', path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' }, ok: 200 },
   createSpeech: { method: 'POST', path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' }, ok: 200 },
   listModels: { method: 'GET', path: '/v1/models', ok: 200 },
+  retrieveModel: { method: 'GET', path: '/v1/models/tts-1', ok: 200 },
   listVoices: { method: 'GET', path: '/v1/audio/voices', ok: 200 },
   getHealth: { method: 'GET', path: '/api/health', ok: 200 },
   getCapabilities: { method: 'GET', path: '/api/capabilities', ok: 200 },
@@ -144,8 +145,8 @@ describe('identity', () => {
     assert.equal(ok.status, 200);
     const bad = await fetch(`${p.url}/v1/audio/speech`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify({ model: 'tts-1', input: 'Hi.', voice: 'alloy' }) });
     assert.equal(bad.status, 401);
-    const body = (await bad.json()) as { error: { type: string; code: string } };
-    assert.deepEqual([body.error.type, body.error.code], ['authentication_error', 'AUTH_KEY_INVALID']);
+    const body = (await bad.json()) as { error: { type: string; code: string; platform_code: string } };
+    assert.deepEqual([body.error.type, body.error.code, body.error.platform_code], ['authentication_error', 'invalid_api_key', 'AUTH_KEY_INVALID']);
   });
 
   test('API keys: secret shown once, stored only as a hash, never listed; disable and re-enable', async () => {

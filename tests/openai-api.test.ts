@@ -105,45 +105,78 @@ describe('OpenAI-compatible API', () => {
     assertSpeech(await inspectClip(audio), 1, 6);
   });
 
-  test('GET /v1/models lists the compatibility ids and the engines', async () => {
+  test('GET /v1/models lists the compatibility ids and the engines; models.retrieve answers each of them', async () => {
     const models = await client.models.list();
     const ids = models.data.map((m) => m.id);
     for (const id of ['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts', 'festival', 'flite', 'espeak']) assert.ok(ids.includes(id), id);
+    for (const id of ids) {
+      const model = await client.models.retrieve(id);
+      assert.deepEqual(model, models.data.find((m) => m.id === id));
+    }
+    await assert.rejects(client.models.retrieve('no-such-model'), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.NotFoundError);
+      assert.equal(err.code, 'model_not_found');
+      assert.equal((err.error as { platform_code?: string }).platform_code, 'TTS_MODEL_NOT_FOUND');
+      return true;
+    });
   });
 
-  test('errors use the OpenAI shape and the client raises the right classes', async () => {
+  test('errors use the OpenAI shape with OpenAI codes, and the client raises the right classes', async () => {
     await assert.rejects(client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: '' }), (err: unknown) => {
-      assert.ok(err instanceof OpenAI.BadRequestError);
-      assert.equal(err.status, 400);
+      assert.ok(err instanceof OpenAI.UnprocessableEntityError);
+      assert.equal(err.status, 422);
       assert.equal(err.param, 'input');
+      assert.match(err.message, /input/);
       return true;
     });
     await assert.rejects(client.audio.speech.create({ model: 'no-such-model', voice: 'alloy', input: 'Hi.' }), (err: unknown) => {
       assert.ok(err instanceof OpenAI.NotFoundError);
-      assert.equal(err.code, 'TTS_MODEL_NOT_FOUND');
+      assert.equal(err.code, 'model_not_found');
+      assert.equal(err.type, 'invalid_request_error');
+      return true;
+    });
+    const wrongKey = new OpenAI({ baseURL: `${p.url}/v1`, apiKey: 'tts_nope_nope', maxRetries: 0 });
+    await assert.rejects(wrongKey.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Hi.' }), (err: unknown) => {
+      assert.ok(err instanceof OpenAI.AuthenticationError);
+      assert.equal(err.code, 'invalid_api_key');
+      assert.equal((err.error as { platform_code?: string }).platform_code, 'AUTH_KEY_INVALID');
       return true;
     });
     const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'x'.repeat(4097), voice: 'alloy' });
-    assert.equal(res.status, 400);
-    const body = (await res.json()) as { error: { message: string; type: string; param: string | null; code: string | null } };
+    assert.equal(res.status, 422);
+    const body = (await res.json()) as { error: { message: string; type: string; param: string | null; code: string | null; platform_code: string }; detail: { loc: (string | number)[]; msg: string; type: string }[] };
     assert.equal(body.error.type, 'invalid_request_error');
     assert.equal(body.error.param, 'input');
-    assert.equal(body.error.code, 'VALIDATION_FAILED');
+    assert.equal(body.error.code, 'string_above_max_length');
+    assert.equal(body.error.platform_code, 'VALIDATION_FAILED');
+    assert.deepEqual(body.detail[0]?.loc, ['body', 'input']);
+    assert.equal(body.detail[0]?.type, 'string_too_long');
+    assert.equal(body.error.message, body.detail[0]?.msg);
   });
 
-  test('bad speed, format and voice answer 400 naming the parameter', async () => {
-    const cases: [Record<string, unknown>, string, string][] = [
-      [{ speed: 0.1 }, 'speed', 'VALIDATION_FAILED'],
-      [{ response_format: 'ogg' }, 'response_format', 'VALIDATION_FAILED'],
-      [{ voice: 'flite:nobody' }, 'voice', 'TTS_VOICE_NOT_FOUND'],
-      [{ stream_format: 'websocket' }, 'stream_format', 'VALIDATION_FAILED'],
+  test('bad speed, format and voice answer 422 naming the parameter', async () => {
+    const cases: [Record<string, unknown>, string, string, string][] = [
+      [{ speed: 0.1 }, 'speed', 'invalid_value', 'VALIDATION_FAILED'],
+      [{ response_format: 'ogg' }, 'response_format', 'invalid_value', 'VALIDATION_FAILED'],
+      [{ voice: 'flite:nobody' }, 'voice', 'invalid_value', 'TTS_VOICE_NOT_FOUND'],
+      [{ stream_format: 'websocket' }, 'stream_format', 'invalid_value', 'VALIDATION_FAILED'],
+      [{ model: undefined }, 'model', 'missing_required_parameter', 'VALIDATION_FAILED'],
     ];
-    for (const [patch, param, code] of cases) {
+    for (const [patch, param, code, platformCode] of cases) {
       const res = await p.post(`/v1/audio/speech`, { model: 'tts-1', input: 'Hi.', voice: 'alloy', ...patch });
-      assert.equal(res.status, 400, JSON.stringify(patch));
-      const body = (await res.json()) as { error: { param: string | null; code: string | null } };
+      assert.equal(res.status, 422, JSON.stringify(patch));
+      const body = (await res.json()) as { error: { param: string | null; code: string | null; platform_code: string }; detail: unknown[] };
       assert.equal(body.error.param, param, JSON.stringify(patch));
       assert.equal(body.error.code, code, JSON.stringify(patch));
+      assert.equal(body.error.platform_code, platformCode, JSON.stringify(patch));
+      assert.ok(body.detail.length >= 1);
+    }
+  });
+
+  test('an unknown query parameter is a documented 422 on public operations too', async () => {
+    for (const path of ['/v1/models?x=1', '/api/health?x=1']) {
+      const res = await fetch(`${p.url}${path}`);
+      assert.equal(res.status, 422, path);
     }
   });
 });

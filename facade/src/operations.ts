@@ -23,6 +23,7 @@ import { getQuickstart } from './handlers/getQuickstart.js';
 import { getVersion } from './handlers/getVersion.js';
 import { listEngines } from './handlers/listEngines.js';
 import { listModels } from './handlers/listModels.js';
+import { retrieveModel } from './handlers/retrieveModel.js';
 import { listVoices } from './handlers/listVoices.js';
 import { ttsSynthesize } from './handlers/ttsSynthesize.js';
 import { getAuthConfig } from './handlers/getAuthConfig.js';
@@ -48,6 +49,7 @@ export const OPERATIONS = {
   ttsSynthesize,
   createSpeech,
   listModels,
+  retrieveModel,
   listVoices,
   getHealth,
   getCapabilities,

@@ -22,6 +22,13 @@ export interface ClusterSnapshot {
   readonly ready: readonly NodeStatusReport[];
   /** Voices of ready nodes, deduplicated by id. */
   readonly voices: readonly Voice[];
+  /**
+   * Engines that can serve now: ready on at least one ready node, sorted. What /v1/models,
+   * /api/capabilities and model resolution all call "available".
+   */
+  readonly engines: readonly string[];
+  /** Engines some node runs, ready or not (a request for one that is not ready is a 503, not a 404). */
+  readonly knownEngines: readonly string[];
   readonly fetchedAtMs: number;
 }
 
@@ -67,7 +74,9 @@ export class ClusterView {
         }
       }),
     );
-    const snap: ClusterSnapshot = { nodes, ready, voices: [...voices.values()], fetchedAtMs: Date.now() };
+    const engines = [...new Set(ready.flatMap((n) => n.engines.filter((e) => e.ready).map((e) => e.name)))].sort();
+    const knownEngines = [...new Set(nodes.flatMap((n) => n.engines.map((e) => e.name)))].sort();
+    const snap: ClusterSnapshot = { nodes, ready, voices: [...voices.values()], engines, knownEngines, fetchedAtMs: Date.now() };
     this.cached = snap;
     return snap;
   }

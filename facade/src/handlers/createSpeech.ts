@@ -24,8 +24,7 @@ export const createSpeech: OperationHandler = async ({ req, res, deps, requestId
   const body = req.body as SpeechBody;
   if (body.input.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'input is empty or only white space.', { loc: ['body', 'input'] });
   const snap = await deps.cluster.snapshot();
-  const engines = [...new Set(snap.nodes.flatMap((n) => n.engines.map((e) => e.name)))];
-  const engine = engineOfModel(body.model, engines);
+  const engine = engineOfModel(body.model, snap.knownEngines);
   const voice = resolveClientVoice(body.voice, engine, snap.voices, deps.config.defaultVoice);
   const caller = callerOf(res);
   const request = synthesizeRequestOf({

@@ -36,7 +36,7 @@ export const getCapabilities: OperationHandler = async ({ res, deps }) => {
   try {
     const snap = await deps.cluster.snapshot();
     voices = snap.voices.map(voiceJson);
-    engines = [...new Set(snap.ready.flatMap((n) => n.engines.filter((e) => e.ready).map((e) => e.name)))].sort();
+    engines = [...snap.engines];
     details = engineDetails(snap.ready);
   } catch {
     // scheduler unreachable: report the static facts with no voices

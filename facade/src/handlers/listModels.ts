@@ -1,20 +1,14 @@
-import { OPENAI_MODELS } from '../domain/voices.js';
+import { modelsOf } from '../domain/models.js';
 import type { OperationHandler } from '../operation.js';
 
-const CREATED = 1_700_000_000;
-
-/** GET /v1/models: OpenAI compatibility ids plus one model per engine loaded on a ready node. */
+/** GET /v1/models: OpenAI compatibility ids plus one model per engine ready on a ready node. */
 export const listModels: OperationHandler = async ({ res, deps }) => {
-  let engines: string[] = [];
+  let engines: readonly string[] = [];
   try {
-    const snap = await deps.cluster.snapshot();
-    engines = [...new Set(snap.ready.flatMap((n) => n.engines.filter((e) => e.ready).map((e) => e.name)))].sort();
-  } catch {
-    engines = [];
+    engines = (await deps.cluster.snapshot()).engines;
+  } catch (err) {
+    // The scheduler is unreachable: the compatibility ids still answer (OpenAI clients list models at start-up).
+    deps.logger.warn('model list without engines: cluster view unavailable', { error: err instanceof Error ? err.message : String(err) });
   }
-  const data = [
-    ...OPENAI_MODELS.map((id) => ({ id, object: 'model' as const, created: CREATED, owned_by: 'tts-platform', description: 'OpenAI-compatible id; voices map by name.' })),
-    ...engines.map((id) => ({ id, object: 'model' as const, created: CREATED, owned_by: 'tts-platform', description: `The ${id} engine.` })),
-  ];
-  res.json({ object: 'list', data });
+  res.json({ object: 'list', data: modelsOf(engines) });
 };

@@ -4,11 +4,12 @@
  * - /api/* validation failures: 422 HTTPValidationError {detail: [{loc, msg, type}], code, request_id, trace_id}
  * - other /api/* errors: {code, message, request_id, hint, trace_id}
  *   (trace_id: the request's OpenTelemetry trace, absent when telemetry is off)
- * - /v1/* errors: OpenAI's {error: {message, type, param, code}}
+ * - /v1/* errors: OpenAI's {error: {message, type, param, code, platform_code}} (OpenAI's own type
+ *   and code, the catalogue code in platform_code), validation failures 422 with `detail` too
  * Internal failures are logged with the request id; their messages never reach the client.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { ERROR_CATALOGUE, type ErrorCode, TtsError } from '@tts/common';
+import { ERROR_CATALOGUE, openAiCodeOf, openAiValidationCode, type ErrorCode, TtsError } from '@tts/common';
 import type { Logger } from '@tts/common';
 import { requestIdOf } from './request-id.js';
 import { setErrorCode, traceIdOf } from './telemetry.js';
@@ -135,15 +136,16 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const spec = ERROR_CATALOGUE[problem.code];
     const retryAfter = problem.retryAfterSec ?? (spec.retryable && spec.http >= 500 ? 1 : undefined);
     if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
     if (isOpenAiRoute(req)) {
-      const status = spec.http === 422 ? 400 : spec.http;
       const issue = problem.issues[0];
       const param = issue ? String(issue.loc[issue.loc.length - 1] ?? '') || null : null;
-      res.status(status).json({ error: { message: problem.message, type: spec.openaiType, param, code: problem.code } });
+      const code = problem.code === 'VALIDATION_FAILED' && issue ? openAiValidationCode(issue.type) : openAiCodeOf(problem.code);
+      const error = { message: problem.message, type: spec.openaiType, param, code, platform_code: problem.code };
+      res.status(spec.http).json(spec.http === 422 ? { error, detail } : { error });
       return;
     }
     if (spec.http === 422) {
-      const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
       res.status(422).json({ detail, code: problem.code, request_id: requestId, ...(traceId === undefined ? {} : { trace_id: traceId }) });
       return;
     }

@@ -2,7 +2,7 @@
  * Code shared by the facade, the scheduler and the inference nodes: the error catalogue, config
  * readers, structured logging, gRPC plumbing and telemetry. Processes import it through this index.
  */
-export { ERROR_CATALOGUE, isErrorCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
+export { ERROR_CATALOGUE, isErrorCode, openAiCodeOf, openAiValidationCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
 export { TtsError } from './errors/tts-error.js';
 export { ConfigError, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
 export { createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';

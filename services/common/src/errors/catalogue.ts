@@ -219,3 +219,37 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CATALOGUE, code);
 }
+
+/**
+ * OpenAI's own `error.code` for the platform codes that have an OpenAI counterpart; the rest answer
+ * `null` on /v1, as OpenAI does for errors without a code (validation problems get theirs from the
+ * failed rule, see {@link openAiValidationCode}).
+ */
+const OPENAI_CODES: Partial<Record<ErrorCode, string>> = {
+  AUTH_KEY_INVALID: 'invalid_api_key',
+  AUTH_KEY_DISABLED: 'invalid_api_key',
+  TTS_MODEL_NOT_FOUND: 'model_not_found',
+  RATE_LIMITED: 'rate_limit_exceeded',
+  QUOTA_EXCEEDED: 'insufficient_quota',
+  ROUTE_NOT_FOUND: 'unknown_url',
+  TTS_TEXT_TOO_LONG: 'string_above_max_length',
+};
+
+/** OpenAI's `error.code` for a platform code (null where OpenAI has none). */
+export function openAiCodeOf(code: ErrorCode): string | null {
+  return OPENAI_CODES[code] ?? (ERROR_CATALOGUE[code].http === 422 ? 'invalid_value' : null);
+}
+
+/** OpenAI's `error.code` for a field problem, from its FastAPI-style `type` (e.g. "missing"). */
+export function openAiValidationCode(issueType: string): string {
+  switch (issueType) {
+    case 'missing':
+      return 'missing_required_parameter';
+    case 'extra_forbidden':
+      return 'unknown_parameter';
+    case 'string_too_long':
+      return 'string_above_max_length';
+    default:
+      return 'invalid_value';
+  }
+}
