@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 const TEST_ONLY_ENTRIES = ['@tts/*/testing', '@tts/fixtures'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/dist/**', 'proto/gen/**', 'data/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['node_modules/**', '**/dist/**', 'proto/gen/**', 'facade/src/generated/**', 'data/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

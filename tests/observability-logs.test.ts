@@ -17,6 +17,7 @@ import { createLogger, recentLogs, setLogSink } from '@tts/common';
 import { startTelemetry, type Telemetry, PLATFORM_METRICS } from '@tts/common/telemetry';
 import { SloRepository } from '@tts/facade/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+import { PLATFORM_VERSION } from './support/version.js';
 
 interface SseEvent {
   readonly event: string;
@@ -199,7 +200,7 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
       version: string; uptime_sec: number; nodes: { node_id: string; ready: boolean; engines: string[] }[]; engines: { name: string; ready: boolean; nodes_ready: number }[];
       storage: { database: { kind: string; size_bytes: number }; kv: { kind: string }; data_dir: { path: string; disk: { free_bytes: number } } }; telemetry: { enabled: boolean; metrics_port: number };
     };
-    assert.equal(info.version, '0.5.1');
+    assert.equal(info.version, PLATFORM_VERSION);
     assert.ok(info.uptime_sec >= 0);
     assert.deepEqual(info.nodes.map((n) => [n.node_id, n.ready, n.engines]), [[p.nodes[0]!.nodeId, true, ['flite']]]);
     assert.deepEqual(info.engines.map((e) => [e.name, e.ready, e.nodes_ready]), [['flite', true, 1]]);

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { ERROR_CATALOGUE } from '@tts/common';
 import { startPlatform, type TestPlatform } from './support/platform.js';
+import { PLATFORM_VERSION } from './support/version.js';
 
 describe('system endpoints', () => {
   let p: TestPlatform;
@@ -57,10 +58,10 @@ describe('system endpoints', () => {
     }
   });
 
-  test('GET /api/system/version reports 0.5.1', async () => {
+  test('GET /api/system/version reports the version of package.json', async () => {
     const v = (await (await fetch(`${p.url}/api/system/version`)).json()) as { version: string; api_version: string; openapi: string };
-    assert.equal(v.version, '0.5.1');
-    assert.equal(v.api_version, '0.5.1');
+    assert.equal(v.version, PLATFORM_VERSION);
+    assert.equal(v.api_version, PLATFORM_VERSION);
     assert.equal(v.openapi, '3.1.0');
   });
 
@@ -76,7 +77,7 @@ describe('system endpoints', () => {
     assert.match(json.headers.get('content-type') ?? '', /application\/json/);
     const doc = (await json.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
     assert.equal(doc.openapi, '3.1.0');
-    assert.equal(doc.info.version, '0.5.1');
+    assert.equal(doc.info.version, PLATFORM_VERSION);
     assert.ok(doc.paths['/api/tts'] && doc.paths['/v1/audio/speech']);
     const yaml = await fetch(`${p.url}/api/openapi/export?format=yaml&download=true`);
     assert.equal(yaml.status, 200);

@@ -2,6 +2,7 @@
  * Builds the Express application: request ids, JSON parsing, the OpenAPI validator, one route per
  * documented operation, and the one error middleware.
  */
+import './locals.js';
 import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { accessControl, accessPolicyOf } from './middleware/access.js';
@@ -10,16 +11,22 @@ import { requestId, requestIdOf } from './middleware/request-id.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { RouteMatcher } from './slo/routes.js';
 import { operationsOf } from './domain/openapi-document.js';
-import type { FacadeDeps, OperationHandler } from './operation.js';
+import type { FacadeDeps, HandlerContext, OperationId } from './handler-context.js';
 import { OPERATIONS } from './operations.js';
 
-function route(handler: OperationHandler, deps: FacadeDeps): RequestHandler {
+/** A handler of some operation, as the router calls it. */
+type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<void>;
+
+function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
   return async (req, res) => {
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    await handler({ req, res, deps, requestId: requestIdOf(res), signal: controller.signal });
+    // The validator has checked body, query and path against this operation's schemas: the one
+    // place where they take their generated types.
+    const validated = { body: req.body as unknown, query: req.query as unknown, params: req.params as unknown } as Pick<HandlerContext<OperationId>, 'body' | 'query' | 'params'>;
+    await handler({ req, res, deps, requestId: requestIdOf(res), signal: controller.signal, ...validated });
   };
 }
 
@@ -36,7 +43,7 @@ function registerAccessControl(app: Express, deps: FacadeDeps): void {
 /** Registers every documented operation's handler; throws when the document and the handler table disagree. */
 function registerOperations(app: Express, deps: FacadeDeps): void {
   const documented = operationsOf(deps.openapi);
-  const table: Record<string, OperationHandler> = OPERATIONS;
+  const table = OPERATIONS as unknown as Partial<Record<string, AnyHandler>>;
   const missing = documented.filter((o) => !table[o.operationId]).map((o) => o.operationId);
   const extra = Object.keys(table).filter((id) => !documented.some((o) => o.operationId === id));
   if (missing.length > 0 || extra.length > 0) {

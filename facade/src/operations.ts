@@ -1,8 +1,9 @@
 /**
- * The table of operation handlers, keyed by the OpenAPI operationId. Routes are registered from
- * the OpenAPI document; start-up fails if an operation has no handler or a handler no operation.
+ * The table of operation handlers, keyed by the OpenAPI operationId. The compiler checks that every
+ * documented operation has a handler of its own request types; routes are registered from the
+ * OpenAPI document, and start-up also fails if the table and the document disagree.
  */
-import type { OperationHandler } from './operation.js';
+import type { OperationHandler, OperationId } from './handler-context.js';
 import { submitJob } from './handlers/submitJob.js';
 import { getJob } from './handlers/getJob.js';
 import { getJobAudio } from './handlers/getJobAudio.js';
@@ -87,7 +88,4 @@ export const OPERATIONS = {
   getWebJobAudio,
   getWebConfig,
   getWebSystemStatus,
-} as const satisfies Record<string, OperationHandler>;
-
-/** An operationId with a handler. */
-export type OperationId = keyof typeof OPERATIONS;
+} as const satisfies { readonly [Id in OperationId]: OperationHandler<Id> };

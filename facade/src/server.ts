@@ -15,7 +15,7 @@ import { SecretRepository, SloRepository } from './data/index.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
-import type { FacadeDeps } from './operation.js';
+import type { FacadeDeps } from './handler-context.js';
 import { CleanupService } from './domain/cleanup.js';
 import { LogStreamHub } from './domain/log-stream.js';
 import { NodeRouter } from './domain/node-router.js';

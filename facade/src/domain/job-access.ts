@@ -6,7 +6,7 @@ import type { Job } from '@tts/proto/scheduler';
 import { JobOwnerKind } from '@tts/proto/scheduler';
 import { TtsError } from '@tts/common';
 import type { Caller } from '../middleware/access.js';
-import type { FacadeDeps } from '../operation.js';
+import type { FacadeDeps } from '../handler-context.js';
 
 /** The job if `caller` may read it; audits the read either way. Throws JOB_NOT_FOUND (404). */
 export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, endpoint: string, requestId: string): Promise<Job> {

@@ -3,10 +3,25 @@
  * rendered as JSON records, with their audio streamed back from the scheduler's artifact store.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import type { Response } from 'express';
-import { once } from 'node:events';
 import { type JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
 import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
+import type { ClusterView } from './cluster.js';
+import type { SpeechRequest } from './speech-request.js';
+
+/**
+ * The job spec of a speech request. A job runs later, so an unknown voice is refused now
+ * (TTS_VOICE_NOT_FOUND, 422) rather than failing the job.
+ */
+export async function jobSpecOf(request: SpeechRequest, cluster: ClusterView): Promise<JobSpec> {
+  const voice = request.speech.voice.toLowerCase();
+  if (voice !== '') {
+    const snap = await cluster.snapshot();
+    if (snap.voices.length > 0 && !snap.voices.some((v) => v.id.toLowerCase() === voice || v.id.toLowerCase().endsWith(`:${voice}`))) {
+      throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${request.speech.voice}" does not exist.`, { loc: ['body', request.fields.voice ?? 'voice'] });
+    }
+  }
+  return { speech: request.speech, mode: request.mode ?? 'auto', consentConfirmed: request.consentConfirmed ?? false };
+}
 
 /** Lower-case state names used on the wire. */
 export function stateName(state: JobState): string {
@@ -40,8 +55,8 @@ export function jobJson(job: Job, links: { self: string; audio: string; events?:
     finished_at: iso(job.finishedUnixMs),
     attempts: job.attempts,
     characters: job.characters,
-    voice: r?.voice || job.spec?.voice || null,
-    format: formatOf(job.spec?.encoding ?? 0) ?? 'wav',
+    voice: r?.voice || job.spec?.speech?.voice || null,
+    format: formatOf(job.spec?.speech?.encoding ?? 0) ?? 'wav',
     error: job.state === JobState.JOB_STATE_FAILED || job.state === JobState.JOB_STATE_CANCELLED ? { code: job.errorCode || (job.state === JobState.JOB_STATE_CANCELLED ? 'JOB_CANCELLED' : 'JOB_FAILED'), message: job.errorMessage || null } : null,
     result: r && job.state === JobState.JOB_STATE_COMPLETED
       ? { content_type: r.contentType, audio_seconds: r.audioSeconds, sample_rate: r.sampleRate, size_bytes: r.sizeBytes, sha256: r.sha256, engine: r.engine, voice: r.voice }
@@ -119,10 +134,11 @@ export class JobsGateway {
   }
 
   /**
-   * Streams a completed job's audio into `res` (200, its content type and length). Throws
-   * JOB_NOT_READY / JOB_FAILED / JOB_CANCELLED for jobs without audio, before anything is written.
+   * A completed job's audio, chunk by chunk (the first carries the result). Throws JOB_NOT_READY /
+   * JOB_FAILED / JOB_CANCELLED for jobs without audio, before the first chunk; ends quietly when
+   * `signal` aborts (the client went away).
    */
-  async pipeAudio(job: Job, res: Response, signal: AbortSignal): Promise<void> {
+  async *audio(job: Job, signal: AbortSignal): AsyncGenerator<JobAudioChunk> {
     if (job.state === JobState.JOB_STATE_FAILED) throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode || 'unknown error'}), so it has no audio.`);
     if (job.state === JobState.JOB_STATE_CANCELLED) throw new TtsError('JOB_CANCELLED');
     if (job.state !== JobState.JOB_STATE_COMPLETED) throw new TtsError('JOB_NOT_READY', `The job is ${stateName(job.state)}; its audio is available once it has completed.`, { retryAfterSec: 1 });
@@ -131,21 +147,7 @@ export class JobsGateway {
     const onAbort = (): void => call.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      let started = false;
-      for await (const chunk of call as AsyncIterable<JobAudioChunk>) {
-        if (!started) {
-          const r = chunk.result ?? job.result;
-          res.status(200).type(r?.contentType || 'audio/wav');
-          if (r?.sizeBytes) res.setHeader('Content-Length', String(r.sizeBytes));
-          if (r?.sha256) res.setHeader('ETag', `"${r.sha256}"`);
-          res.setHeader('Content-Disposition', `attachment; filename="${job.jobId}.${formatOf(r?.encoding ?? 0) ?? 'wav'}"`);
-          started = true;
-        }
-        if (chunk.data.length > 0 && !res.write(Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength))) {
-          await Promise.race([once(res, 'drain'), once(res, 'close')]);
-        }
-      }
-      res.end();
+      for await (const chunk of call as AsyncIterable<JobAudioChunk>) yield chunk;
     } catch (err) {
       if (signal.aborted) return;
       throw fromServiceError(err);

@@ -6,8 +6,19 @@
  * reads too slowly loses lines rather than growing the server's memory: the next heartbeat says
  * how many were dropped. Streams end when the client leaves or the facade stops.
  */
-import type { Response } from 'express';
 import { onLog, recentLogs, type LogRecord } from '@tts/common';
+
+/** Where a stream's events go: an open Server-Sent Events response (presenters/event-stream.ts). */
+export interface EventSink {
+  /** Sends text (whole events). */
+  write(text: string): void;
+  /** Bytes written but not yet taken by the client. */
+  readonly backlogBytes: number;
+  /** Ends the stream. */
+  end(): void;
+  /** Calls `listener` once when the stream closes (the client left, or end()). */
+  onClose(listener: () => void): void;
+}
 
 /** Options of one stream. */
 export interface LogStreamOptions {
@@ -37,29 +48,24 @@ export class LogStreamHub {
     return this.open.size;
   }
 
-  /** Serves one stream on `res` until the client leaves, `follow` is false, or closeAll(). */
-  serve(res: Response, options: LogStreamOptions): void {
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache, no-transform');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    res.write(`retry: ${Math.round(options.heartbeatSec * 1000)}\n\n`);
-    for (const record of recentLogs(options.tail)) res.write(logEvent(record));
+  /** Serves one stream on `sink` until the client leaves, `follow` is false, or closeAll(). */
+  serve(sink: EventSink, options: LogStreamOptions): void {
+    sink.write(`retry: ${Math.round(options.heartbeatSec * 1000)}\n\n`);
+    for (const record of recentLogs(options.tail)) sink.write(logEvent(record));
     if (!options.follow) {
-      res.end();
+      sink.end();
       return;
     }
     let dropped = 0;
     const unsubscribe = onLog((record) => {
-      if (res.writableLength > MAX_BUFFERED_BYTES) {
+      if (sink.backlogBytes > MAX_BUFFERED_BYTES) {
         dropped++;
         return;
       }
-      res.write(logEvent(record));
+      sink.write(logEvent(record));
     });
     const heartbeat = setInterval(() => {
-      res.write(`event: heartbeat\ndata: ${JSON.stringify({ time: new Date().toISOString(), dropped })}\n\n`);
+      sink.write(`event: heartbeat\ndata: ${JSON.stringify({ time: new Date().toISOString(), dropped })}\n\n`);
       dropped = 0;
     }, Math.round(options.heartbeatSec * 1000));
     let ended = false;
@@ -69,10 +75,10 @@ export class LogStreamHub {
       clearInterval(heartbeat);
       unsubscribe();
       this.open.delete(end);
-      if (!res.writableEnded) res.end();
+      sink.end();
     };
     this.open.add(end);
-    res.once('close', end);
+    sink.onClose(end);
   }
 
   /** Ends every open stream (shutdown: the server can then close). */

@@ -6,9 +6,8 @@
  * quota figures are cached per key and include this replica's records not yet written.
  */
 import { performance } from 'node:perf_hooks';
-import type { Response } from 'express';
 import { ERROR_CATALOGUE, TtsError } from '@tts/common';
-import { checkTextLength, QuotaExceededError, quotaHeaders, type QuotaStatus } from '../identity/index.js';
+import { checkTextLength, type QuotaStatus } from '../identity/index.js';
 import type { Caller } from '../middleware/access.js';
 import type { AccessServices } from './access-services.js';
 
@@ -29,27 +28,26 @@ export class Metering {
   constructor(private readonly access: AccessServices) {}
 
   /**
-   * Checks the caller's limits, runs `synthesize` (which returns the seconds of audio it
-   * delivered), and records usage and consent whatever the outcome. Errors are rethrown.
+   * Checks the caller's limits, runs `synthesize` with the caller's quota status (API keys; it
+   * returns the seconds of audio it delivered), and records usage and consent whatever the outcome.
+   * Errors are rethrown (QuotaExceededError carries the quota status).
    */
-  async run(res: Response, caller: Caller, req: MeteredRequest, synthesize: () => Promise<number>): Promise<void> {
+  async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>): Promise<void> {
     const started = performance.now();
     let quota: QuotaStatus | undefined;
     try {
       if (caller.method === 'api_key') {
         checkTextLength(caller.key.tier, req.characters, ['body', req.textField]);
         quota = await this.access.quotas.check(caller.key.record, caller.key.tier, req.characters);
-        res.setHeader('X-Quota-Stage', quotaHeaders(quota)['X-Quota-Stage'] ?? quota.stage);
       }
     } catch (err) {
-      if (err instanceof QuotaExceededError) res.setHeader('X-Quota-Stage', err.status.stage);
       this.consent(caller, req, 'refused', err);
       throw err;
     }
     let audioSeconds = 0;
     let failure: unknown;
     try {
-      audioSeconds = await synthesize();
+      audioSeconds = await synthesize(quota);
     } catch (err) {
       failure = err;
       throw err;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
+import { VERSION } from '@tts/common';
 
 /** The loaded document and its two serialisations. */
 export interface OpenApiDocument {
@@ -22,6 +23,8 @@ export function openApiPath(): string {
 export function loadOpenApiDocument(path = openApiPath()): OpenApiDocument {
   const source = readFileSync(path, 'utf8');
   const document = parse(source) as Record<string, unknown>;
+  // The platform version is written once, in the root package.json.
+  document['info'] = { ...(document['info'] as Record<string, unknown>), version: VERSION };
   return { document, json: JSON.stringify(document, null, 2), yaml: stringify(document) };
 }
 

@@ -10,9 +10,8 @@ import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } fr
 import type { ErrorCode } from '@tts/common';
 import { TtsError, callUnary, deadlineIn, synthesizerClient, fromServiceError } from '@tts/common';
 import type { NodeRouter, RoutedNode } from './node-router.js';
+import type { FieldNames } from './speech-request.js';
 
-/** Maps SynthesizeRequest field names to the caller's body field names (e.g. text -> input). */
-export type FieldNames = Readonly<Partial<Record<keyof SynthesizeRequest | 'encoding', string>>>;
 
 /** A streaming synthesis whose first message (stream info) has arrived. */
 export interface SynthesisStream {
@@ -102,7 +101,7 @@ export class SynthesisGateway {
     for (let i = 0; ; i++) {
       let node: RoutedNode;
       try {
-        node = await this.options.router.pick({ voice: req.voice, engine: req.engine, characters: req.text.length }, exclude);
+        node = await this.options.router.pick({ voice: req.speech?.voice ?? '', engine: req.speech?.engine ?? '', characters: req.speech?.text.length ?? 0 }, exclude);
       } catch (err) {
         // No other node to retry on: the client is better served by the original failure.
         throw lastError ?? translate(fromServiceError(err), fields);
@@ -123,11 +122,13 @@ export class SynthesisGateway {
 
 /** Rewrites a node error's field path (["text"]) to the caller's body path (["body", "input"]). */
 function translate(err: TtsError, fields: FieldNames): TtsError {
-  const head = err.loc[0];
+  // A node names a SpeechSpec field, as `speech.<field>` or `<field>`.
+  const loc = err.loc[0] === 'speech' ? err.loc.slice(1) : err.loc;
+  const head = loc[0];
   if (typeof head !== 'string' || head === 'body' || head === 'query') return err;
   const mapped = fields[head as keyof FieldNames] ?? head;
   return new TtsError(err.code, err.message, {
-    loc: ['body', mapped, ...err.loc.slice(1)],
+    loc: ['body', mapped, ...loc.slice(1)],
     ...(err.retryAfterSec === undefined ? {} : { retryAfterSec: err.retryAfterSec }),
   });
 }

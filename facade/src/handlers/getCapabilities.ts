@@ -1,7 +1,8 @@
 import type { NodeStatusReport } from '@tts/proto/synthesis';
 import { AUDIO_FORMATS } from '@tts/common/audio';
+import { OPENAI_MAX_INPUT_CHARS, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
 import { voiceJson } from '../domain/views.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** One ready engine's execution device and batching, merged over the ready nodes that run it. */
 interface EngineDetail {
@@ -29,17 +30,21 @@ function engineDetails(ready: readonly NodeStatusReport[]): EngineDetail[] {
 }
 
 /** GET /api/capabilities: what this deployment can do right now. */
-export const getCapabilities: OperationHandler = async ({ res, deps }) => {
+export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res, deps }) => {
   let voices: Record<string, unknown>[] = [];
   let engines: string[] = [];
   let details: EngineDetail[] = [];
+  // Jobs are the scheduler's: they are offered while it answers.
+  let schedulerReachable = false;
   try {
     const snap = await deps.cluster.snapshot();
     voices = snap.voices.map(voiceJson);
     engines = [...snap.engines];
     details = engineDetails(snap.ready);
-  } catch {
-    // scheduler unreachable: report the static facts with no voices
+    schedulerReachable = true;
+  } catch (err) {
+    // Scheduler unreachable: report the static facts with no voices.
+    deps.logger.warn('capabilities without the cluster view', { error: err instanceof Error ? err.message : String(err) });
   }
   res.json({
     modes: ['auto', 'preset'],
@@ -58,16 +63,16 @@ export const getCapabilities: OperationHandler = async ({ res, deps }) => {
       text_normalization: true,
       ssml: false,
       voice_cloning: false,
-      async_jobs: false,
+      async_jobs: schedulerReachable,
       batching: details.some((d) => d.batching),
     },
     limits: {
       max_text_chars: deps.config.maxTextChars,
-      openai_max_input_chars: 4096,
-      speed_min: 0.25,
-      speed_max: 4,
-      sample_rate_min: 8000,
-      sample_rate_max: 48000,
+      openai_max_input_chars: OPENAI_MAX_INPUT_CHARS,
+      speed_min: SPEED_RANGE.min,
+      speed_max: SPEED_RANGE.max,
+      sample_rate_min: SAMPLE_RATE_RANGE.min,
+      sample_rate_max: SAMPLE_RATE_RANGE.max,
       request_timeout_ms: deps.config.requestTimeoutMs,
       max_body_bytes: deps.config.maxBodyBytes,
     },

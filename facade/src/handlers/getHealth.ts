@@ -1,7 +1,7 @@
 import { SERVICE_NAME, VERSION } from '@tts/common';
 import type { ClusterView } from '../domain/cluster.js';
 import { isoWithOffset } from '../domain/readiness.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /**
  * Execution devices in use: those reported by the ready engines of ready nodes (e.g. "cpu",
@@ -24,7 +24,7 @@ async function devicesInUse(cluster: ClusterView): Promise<string> {
 }
 
 /** GET /api/health: readiness, mode, model, execution device and start-up warm-up. */
-export const getHealth: OperationHandler = async ({ res, deps }) => {
+export const getHealth: OperationHandler<'getHealth'> = async ({ res, deps }) => {
   const r = await deps.readiness.report();
   res.json({
     ok: true,

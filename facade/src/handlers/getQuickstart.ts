@@ -1,7 +1,7 @@
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/quickstart: copy-paste examples for this deployment's address. */
-export const getQuickstart: OperationHandler = async ({ req, res, deps }) => {
+export const getQuickstart: OperationHandler<'getQuickstart'> = async ({ req, res, deps }) => {
   const base = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const voice = deps.config.defaultVoice;
   res.json({

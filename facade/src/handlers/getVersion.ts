@@ -1,8 +1,8 @@
 import { SERVICE_NAME, VERSION } from '@tts/common';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/system/version. */
-export const getVersion: OperationHandler = async ({ res, deps }) => {
+export const getVersion: OperationHandler<'getVersion'> = async ({ res, deps }) => {
   const info = deps.openapi.document['info'] as { version?: string } | undefined;
   res.json({
     service: SERVICE_NAME,

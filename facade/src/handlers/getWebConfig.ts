@@ -1,8 +1,8 @@
 import { CHALLENGE_PATH, RATE_PROFILES } from '../identity/index.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/web/config: what a browser client needs to know to submit and follow web jobs. */
-export const getWebConfig: OperationHandler = async ({ res, deps }) => {
+export const getWebConfig: OperationHandler<'getWebConfig'> = async ({ res, deps }) => {
   res.json({
     auth_mode: deps.config.authMode,
     challenge: { path: CHALLENGE_PATH, algorithm: 'sha256', difficulty_bits: deps.access.challenge.difficultyBits },

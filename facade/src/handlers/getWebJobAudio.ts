@@ -1,9 +1,9 @@
 import { jobTokenOf, tokenJob } from '../domain/job-access.js';
-import type { OperationHandler } from '../operation.js';
+import { sendJobAudio } from '../presenters/audio.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/web/jobs/{job_id}/audio: the audio of a completed web job, with its job token. */
-export const getWebJobAudio: OperationHandler = async ({ req, res, deps, requestId, signal }) => {
-  const jobId = String(req.params['job_id']);
-  const job = await tokenJob(deps, jobTokenOf(req.get('x-job-token'), req.query['token']), jobId, 'GET /api/web/jobs/{job_id}/audio', requestId);
-  await deps.jobs.pipeAudio(job, res, signal);
+export const getWebJobAudio: OperationHandler<'getWebJobAudio'> = async ({ req, params, query, res, deps, requestId, signal }) => {
+  const job = await tokenJob(deps, jobTokenOf(req.get('x-job-token'), query.token), params.job_id, 'GET /api/web/jobs/{job_id}/audio', requestId);
+  await sendJobAudio(res, job, deps.jobs.audio(job, signal));
 };

@@ -1,7 +1,7 @@
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/web/system/status: queue depth, running jobs, ready nodes and an ETA. */
-export const getWebSystemStatus: OperationHandler = async ({ res, deps }) => {
+export const getWebSystemStatus: OperationHandler<'getWebSystemStatus'> = async ({ res, deps }) => {
   let stats;
   try {
     stats = await deps.jobs.stats();

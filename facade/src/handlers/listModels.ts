@@ -1,8 +1,8 @@
 import { modelsOf } from '../domain/models.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /v1/models: OpenAI compatibility ids plus one model per engine ready on a ready node. */
-export const listModels: OperationHandler = async ({ res, deps }) => {
+export const listModels: OperationHandler<'listModels'> = async ({ res, deps }) => {
   let engines: readonly string[] = [];
   try {
     engines = (await deps.cluster.snapshot()).engines;

@@ -1,7 +1,7 @@
 import { tiersView } from '../identity/index.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/auth/tiers: every tier with its rate, quotas, limits and price. */
-export const listTiers: OperationHandler = async ({ res }) => {
+export const listTiers: OperationHandler<'listTiers'> = async ({ res }) => {
   res.json(tiersView());
 };

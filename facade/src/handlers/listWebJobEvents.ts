@@ -1,13 +1,13 @@
 import { jobTokenOf } from '../domain/job-access.js';
 import { eventJson, isTerminal, stateName } from '../domain/jobs.js';
-import type { OperationHandler } from '../operation.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/web/jobs/{job_id}/events: events after after_event_id (an empty page past the last one). */
-export const listWebJobEvents: OperationHandler = async ({ req, res, deps }) => {
-  const jobId = String(req.params['job_id']);
-  deps.jobTokens.verify(jobTokenOf(req.get('x-job-token'), req.query['token']), jobId);
-  const after = Number(req.query['after_event_id'] ?? 0);
-  const limit = Number(req.query['limit'] ?? 200);
+export const listWebJobEvents: OperationHandler<'listWebJobEvents'> = async ({ req, params, query, res, deps }) => {
+  const jobId = params.job_id;
+  deps.jobTokens.verify(jobTokenOf(req.get('x-job-token'), query.token), jobId);
+  const after = query.after_event_id ?? 0;
+  const limit = query.limit ?? 200;
   const page = await deps.jobs.events(jobId, after, limit);
   const last = page.events[page.events.length - 1];
   res.json({

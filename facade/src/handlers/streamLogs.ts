@@ -1,11 +1,11 @@
-import type { OperationHandler } from '../operation.js';
+import { openEventStream } from '../presenters/event-stream.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/logs/stream: the last `tail` log lines, then live lines and heartbeats, as Server-Sent Events. */
-export const streamLogs: OperationHandler = async ({ req, res, deps }) => {
+export const streamLogs: OperationHandler<'streamLogs'> = async ({ query, res, deps }) => {
   // Query values arrive coerced and bounded by the OpenAPI validator (tail 0..200, heartbeat_sec 0.5..30).
-  const query = req.query as Record<string, unknown>;
-  const tail = query['tail'] === undefined ? 30 : Number(query['tail']);
-  const heartbeatSec = query['heartbeat_sec'] === undefined ? 2 : Number(query['heartbeat_sec']);
-  const follow = query['follow'] !== false && query['follow'] !== 'false';
-  deps.logStreams.serve(res, { tail, heartbeatSec, follow });
+  const tail = query.tail ?? 30;
+  const heartbeatSec = query.heartbeat_sec ?? 2;
+  const follow = query.follow ?? true;
+  deps.logStreams.serve(openEventStream(res), { tail, heartbeatSec, follow });
 };

@@ -1,26 +1,24 @@
 import { JobOwnerKind } from '@tts/proto/scheduler';
-import { jobSpecFor } from '../domain/job-requests.js';
-import { jobJson } from '../domain/jobs.js';
+import { jobJson, jobSpecOf } from '../domain/jobs.js';
+import { speechRequestOf } from '../domain/speech-request.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../operation.js';
-import type { TtsBody } from './ttsSynthesize.js';
+import { setQuotaStage } from '../presenters/audio.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /**
  * POST /api/jobs/tts: queues a job owned by the calling API key (202). The text counts against the
  * key's quota when the job is accepted.
  */
-export const submitJob: OperationHandler = async ({ req, res, deps, requestId }) => {
-  const body = req.body as TtsBody;
+export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
-  const spec = await jobSpecFor(deps, requestId, {
-    text: body.text, voice: body.voice, engine: body.engine, mode: body.mode, format: body.format, speed: body.speed,
-    sampleRate: body.sample_rate, language: body.language, consentConfirmed: body.consent_confirmed, normalize: body.normalize,
-  });
+  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const spec = await jobSpecOf(request, deps.cluster);
   const owner = caller.method === 'api_key'
     ? { id: caller.key.record.keyId, kind: JobOwnerKind.JOB_OWNER_KIND_API_KEY, tier: caller.key.tier.name }
     : { id: caller.method === 'challenge' ? caller.subject : 'admin', kind: JobOwnerKind.JOB_OWNER_KIND_WEB, tier: 'web' };
-  const metered = { endpoint: 'POST /api/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: body.mode ?? 'auto', consentConfirmed: body.consent_confirmed ?? null };
-  await deps.metering.run(res, caller, metered, async () => {
+  const metered = { endpoint: 'POST /api/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
+  await deps.metering.run(caller, metered, async (quota) => {
+    setQuotaStage(res, quota);
     const job = await deps.jobs.submit(spec, owner, requestId);
     const self = `/api/jobs/${job.jobId}`;
     res.status(202).setHeader('Location', self);

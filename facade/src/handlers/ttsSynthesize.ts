@@ -1,39 +1,19 @@
 import { performance } from 'node:perf_hooks';
-import type { AudioFormat } from '@tts/common/audio';
-import { setVoiceHeaders, speechParamsFor, synthesizeRequestOf } from '../domain/speech.js';
-import type { FieldNames } from '../domain/synthesis.js';
-import { callerOf } from '../middleware/access.js';
+import { speechRequestOf } from '../domain/speech-request.js';
+import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
-import type { OperationHandler } from '../operation.js';
-
-/** Body of POST /api/tts (TtsRequest); also the body of POST /api/jobs/tts. */
-export interface TtsBody {
-  text: string;
-  voice?: string;
-  mode?: 'auto' | 'preset';
-  format?: AudioFormat;
-  consent_confirmed?: boolean;
-  speed?: number;
-  sample_rate?: number;
-  engine?: string;
-  language?: string;
-  normalize?: boolean;
-}
-
-const FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', speed: 'speed', encoding: 'format', sampleRate: 'sample_rate', language: 'language' };
+import { setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
+import type { OperationHandler } from '../handler-context.js';
 
 /** POST /api/tts: whole-file synthesis. */
-export const ttsSynthesize: OperationHandler = async ({ req, res, deps, requestId, signal }) => {
-  const body = req.body as TtsBody;
+export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
-  const tenantId = caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '';
-  const request = synthesizeRequestOf(
-    await speechParamsFor(deps.cluster, deps.config.defaultVoice, requestId, tenantId, { ...body, sampleRate: body.sample_rate }),
-  );
-  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode: body.mode ?? 'auto', consentConfirmed: body.consent_confirmed ?? null };
-  await deps.metering.run(res, caller, metered, async () => {
+  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
+  await deps.metering.run(caller, metered, async (quota) => {
+    setQuotaStage(res, quota);
     const called = performance.now();
-    const { response, nodeId } = await deps.gateway.synthesize(request, FIELDS, signal);
+    const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), speech: request.speech }, request.fields, signal);
     const gatewayMs = performance.now() - called;
     setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
     const m = response.metrics;

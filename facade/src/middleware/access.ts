@@ -41,8 +41,12 @@ export function isPublic(policy: AccessPolicy): boolean {
 
 /** The caller stored by accessControl (public when the operation is public). */
 export function callerOf(res: Response): Caller {
-  const c = res.locals['caller'] as Caller | undefined;
-  return c ?? { method: 'public' };
+  return res.locals.caller ?? { method: 'public' };
+}
+
+/** The tenant a synthesis is accounted to: the key or pass subject, '' for others. */
+export function tenantOf(caller: Caller): string {
+  return caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '';
 }
 
 function apiKeyOf(header: string | undefined, authorization: string | undefined): string | undefined {
@@ -70,9 +74,9 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.tier : undefined);
       for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
       if (!decision.allowed) throw new RateLimitedError(decision);
-      res.locals['rateLimit'] = decision;
+      res.locals.rateLimit = decision;
     }
-    res.locals['caller'] = caller;
+    res.locals.caller = caller;
     next();
   };
 }

@@ -11,6 +11,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ERROR_CATALOGUE, openAiCodeOf, openAiValidationCode, type ErrorCode, TtsError } from '@tts/common';
 import type { Logger } from '@tts/common';
+import { QUOTA_STAGE_HEADER, QuotaExceededError } from '../identity/index.js';
 import { requestIdOf } from './request-id.js';
 import { setErrorCode, traceIdOf } from './telemetry.js';
 
@@ -136,6 +137,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const spec = ERROR_CATALOGUE[problem.code];
     const retryAfter = problem.retryAfterSec ?? (spec.retryable && spec.http >= 500 ? 1 : undefined);
     if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    if (err instanceof QuotaExceededError) res.setHeader(QUOTA_STAGE_HEADER, err.status.stage);
     const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
     if (isOpenAiRoute(req)) {
       const issue = problem.issues[0];

@@ -23,19 +23,18 @@ export const SLI_EXCLUDED_OPERATIONS: ReadonlySet<string> = new Set(['streamLogs
 
 /** The trace id of a response's request (set by requestTelemetry), or undefined without telemetry. */
 export function traceIdOf(res: Response): string | undefined {
-  const id = res.locals['traceId'];
-  return typeof id === 'string' ? id : undefined;
+  return res.locals.traceId;
 }
 
 /** Records the catalogue code of the error a response answers (read when the SLI is recorded). */
 /** Milliseconds since the facade received the request (for Server-Timing). */
 export function elapsedMs(res: Response): number {
-  const started = res.locals['startedAt'];
-  return typeof started === 'number' ? performance.now() - started : 0;
+  const started = res.locals.startedAt;
+  return started === undefined ? 0 : performance.now() - started;
 }
 
 export function setErrorCode(res: Response, code: string): void {
-  res.locals['errorCode'] = code;
+  res.locals.errorCode = code;
 }
 
 /** What the middleware reports to. */
@@ -49,20 +48,20 @@ export interface RequestTelemetryTargets {
 export function requestTelemetry(targets: RequestTelemetryTargets): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    res.locals['startedAt'] = started;
+    res.locals.startedAt = started;
     const method = req.method;
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method } }, parent);
     const spanContext = span.spanContext();
     if (trace.isSpanContextValid(spanContext)) {
-      res.locals['traceId'] = spanContext.traceId;
+      res.locals.traceId = spanContext.traceId;
       res.setHeader('X-Trace-Id', spanContext.traceId);
     }
     let finished = false;
     const finish = (completed: boolean): void => {
       if (finished) return;
       finished = true;
-      const code = typeof res.locals['errorCode'] === 'string' ? (res.locals['errorCode'] as string) : undefined;
+      const code = res.locals.errorCode;
       // An answer cut short is the client's doing unless the error middleware cut it (code set).
       const status = completed ? res.statusCode : statusOfCode(code, CLIENT_CLOSED_STATUS);
       const ok = !isServiceFailure(status, code);

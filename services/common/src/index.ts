@@ -10,6 +10,7 @@ export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 export { callUnary, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';
+export { OPENAI_MAX_INPUT_CHARS, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
 export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';

@@ -17,7 +17,7 @@ import {
   type JobSpec,
   type SchedulerClient,
 } from '@tts/proto/scheduler';
-import { AudioEncoding } from '@tts/proto/synthesis';
+import { AudioEncoding, type SpeechSpec } from '@tts/proto/synthesis';
 import { openDatabase, type Database } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { callUnary, fromServiceError, nodeArgsFor } from '@tts/common';
@@ -186,21 +186,23 @@ export function startSchedulerProcess(port: number, env: Record<string, string>)
   );
 }
 
-/** A job spec with defaults (WAV, flite). */
-export function jobSpec(text: string, overrides: Partial<JobSpec> = {}): JobSpec {
+/** A job spec with defaults (WAV, flite); `speech` overrides fields of its SpeechSpec. */
+export function jobSpec(text: string, speech: Partial<SpeechSpec> = {}): JobSpec {
   return {
-    text,
-    voice: 'flite:slt',
-    engine: '',
-    speed: 0,
-    encoding: AudioEncoding.AUDIO_ENCODING_WAV,
-    sampleRate: 0,
-    language: '',
+    speech: {
+      text,
+      voice: 'flite:slt',
+      engine: '',
+      speed: 0,
+      encoding: AudioEncoding.AUDIO_ENCODING_WAV,
+      sampleRate: 0,
+      language: '',
+      instructions: '',
+      rawText: false,
+      ...speech,
+    },
     mode: 'auto',
     consentConfirmed: true,
-    instructions: '',
-    rawText: false,
-    ...overrides,
   };
 }
 

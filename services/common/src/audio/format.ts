@@ -1,5 +1,6 @@
 /** Output audio formats: names, MIME types and the sample rates each codec takes. */
 import { TtsError } from '../errors/tts-error.js';
+import { SAMPLE_RATE_RANGE } from '../limits.js';
 
 /** An output container/codec a client can ask for (OpenAI's `response_format`). */
 export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac';
@@ -17,9 +18,9 @@ const CONTENT_TYPES = {
 } as const satisfies Record<AudioFormat, string>;
 
 /** Lowest output sample rate any format accepts (Hz). */
-export const MIN_SAMPLE_RATE = 8000;
+export const MIN_SAMPLE_RATE = SAMPLE_RATE_RANGE.min;
 /** Highest output sample rate any format accepts (Hz). */
-export const MAX_SAMPLE_RATE = 48000;
+export const MAX_SAMPLE_RATE = SAMPLE_RATE_RANGE.max;
 /** Default rate of raw `pcm` output, as OpenAI's API (24 kHz, 16-bit, mono). */
 export const PCM_DEFAULT_SAMPLE_RATE = 24000;
 

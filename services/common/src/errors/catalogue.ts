@@ -3,6 +3,7 @@
  * `GET /api/errors/docs` serves exactly this table.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { SPEED_RANGE } from '../limits.js';
 
 /** One catalogue entry: how a code surfaces over HTTP, gRPC and the OpenAI-compatible API. */
 export interface ErrorSpec {
@@ -45,7 +46,7 @@ export const ERROR_CATALOGUE = {
     hint: 'Pick a model id from GET /v1/models.', openaiType: 'invalid_request_error', retryable: false,
   },
   TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac.'),
-  TTS_SPEED_OUT_OF_RANGE: invalid('The speed is outside 0.25 to 4.0.', 'Send a speed between 0.25 and 4.0.'),
+  TTS_SPEED_OUT_OF_RANGE: invalid(`The speed is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, `Send a speed between ${SPEED_RANGE.min} and ${SPEED_RANGE.max}.`),
   TTS_SAMPLE_RATE_INVALID: invalid('The sample rate is not supported.', 'Send a sample rate between 8000 and 48000 Hz.'),
   TTS_MODE_UNSUPPORTED: invalid('The mode is not supported.', 'See `modes` in GET /api/capabilities.'),
   TTS_ENGINE_UNAVAILABLE: {

@@ -1,12 +1,12 @@
 /** Pitch-preserving time-stretch (the `speed` parameter) through ffmpeg's atempo filter. */
-import { TtsError } from '@tts/common';
+import { SPEED_RANGE, TtsError } from '@tts/common';
 import { decodeFloat32le, encodeFloat32le, type PcmAudio } from './pcm.js';
 import { FFMPEG, FFMPEG_QUIET, runToBuffer } from './media-process.js';
 
 /** Slowest speed accepted. */
-export const MIN_SPEED = 0.25;
+export const MIN_SPEED = SPEED_RANGE.min;
 /** Fastest speed accepted. */
-export const MAX_SPEED = 4.0;
+export const MAX_SPEED = SPEED_RANGE.max;
 
 /**
  * The atempo chain for `speed`: the fewest stages that each stay within 0.5..2.0, with equal factors

@@ -7,7 +7,7 @@
  * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { TtsError } from '@tts/common';
+import { SPEED_RANGE, TtsError } from '@tts/common';
 import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetry';
 import {
   contentTypeOf,
@@ -31,7 +31,7 @@ import { observeBatches } from '../batching/batch-observer.js';
 import { recordSynthesis } from './synthesis-telemetry.js';
 
 /** Fastest and slowest speed factors accepted. */
-export const SPEED_RANGE = { min: 0.25, max: 4 } as const;
+
 
 /** What a caller asks of the pipeline (transport-neutral). */
 export interface SynthesisJob {

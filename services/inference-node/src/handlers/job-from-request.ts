@@ -2,19 +2,24 @@ import type { SynthesizeRequest } from '@tts/proto/synthesis';
 import { TtsError, formatOf } from '@tts/common';
 import type { SynthesisJob } from '../domain/pipeline.js';
 
-/** Turns a gRPC request into a pipeline job. Throws TtsError for an unknown encoding. */
+/**
+ * Turns a gRPC request into a pipeline job. Throws TtsError for a request without `speech` (a
+ * caller of a build before 0.6) or an unknown encoding.
+ */
 export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
-  const format = formatOf(req.encoding);
-  if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${req.encoding} is not supported.`, { loc: ['encoding'] });
+  const speech = req.speech;
+  if (!speech) throw new TtsError('VALIDATION_FAILED', 'SynthesizeRequest.speech is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
+  const format = formatOf(speech.encoding);
+  if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${speech.encoding} is not supported.`, { loc: ['speech', 'encoding'] });
   return {
     requestId: req.requestId,
-    text: req.text,
-    voice: req.voice,
-    engine: req.engine,
-    speed: req.speed,
+    text: speech.text,
+    voice: speech.voice,
+    engine: speech.engine,
+    speed: speech.speed,
     format,
-    sampleRate: req.sampleRate,
-    language: req.language,
-    rawText: req.rawText,
+    sampleRate: speech.sampleRate,
+    language: speech.language,
+    rawText: speech.rawText,
   };
 }

@@ -2,6 +2,7 @@
 import { JobOwnerKind, JobState, type Job, type JobEvent, type JobResult, type JobSpec } from '@tts/proto/scheduler';
 import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../data/jobs.js';
 import type { AudioFormat } from '@tts/common/audio';
+import { speechOfStored } from '../domain/jobs/job-speech.js';
 import { TtsError, encodingOf, formatOf } from '@tts/common';
 
 const STATES: Readonly<Record<StoredState, JobState>> = {
@@ -21,19 +22,7 @@ export function stateMessage(state: StoredState): JobState {
 const encodingOfStored = (format: string): ReturnType<typeof encodingOf> => encodingOf(format as AudioFormat);
 
 function specMessage(s: JobSpecFields): JobSpec {
-  return {
-    text: s.text,
-    voice: s.voice,
-    engine: s.engine,
-    speed: s.speed,
-    encoding: encodingOfStored(s.format),
-    sampleRate: s.sampleRate,
-    language: s.language,
-    mode: s.mode,
-    consentConfirmed: s.consentConfirmed,
-    instructions: s.instructions,
-    rawText: s.rawText,
-  };
+  return { speech: speechOfStored(s), mode: s.mode, consentConfirmed: s.consentConfirmed };
 }
 
 /** The JobResult message of a stored result. */
@@ -105,19 +94,21 @@ export function ownerKindOf(kind: JobOwnerKind): StoredOwnerKind {
 /** Stored spec of a proto one; TTS_FORMAT_UNSUPPORTED for an unknown encoding. */
 export function specOf(spec: JobSpec | undefined): JobSpecFields {
   if (!spec) throw new TtsError('VALIDATION_FAILED', 'spec is required.', { loc: ['spec'] });
-  const format = formatOf(spec.encoding);
-  if (format === undefined) throw new TtsError('TTS_FORMAT_UNSUPPORTED', undefined, { loc: ['spec', 'encoding'] });
+  const speech = spec.speech;
+  if (!speech) throw new TtsError('VALIDATION_FAILED', 'spec.speech is required (a submitter older than 0.6 sends the speech fields in JobSpec itself: upgrade it).', { loc: ['spec', 'speech'] });
+  const format = formatOf(speech.encoding);
+  if (format === undefined) throw new TtsError('TTS_FORMAT_UNSUPPORTED', undefined, { loc: ['spec', 'speech', 'encoding'] });
   return {
-    text: spec.text,
-    voice: spec.voice.trim(),
-    engine: spec.engine.trim(),
-    speed: spec.speed,
+    text: speech.text,
+    voice: speech.voice.trim(),
+    engine: speech.engine.trim(),
+    speed: speech.speed,
     format,
-    sampleRate: spec.sampleRate,
-    language: spec.language,
+    sampleRate: speech.sampleRate,
+    language: speech.language,
     mode: spec.mode,
     consentConfirmed: spec.consentConfirmed,
-    instructions: spec.instructions,
-    rawText: spec.rawText,
+    instructions: speech.instructions,
+    rawText: speech.rawText,
   };
 }

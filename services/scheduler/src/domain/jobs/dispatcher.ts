@@ -32,7 +32,7 @@
 import { performance } from 'node:perf_hooks';
 import type { SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
-import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, encodingOf, formatOf } from '@tts/common';
+import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf } from '@tts/common';
 import type { QueueEntry, WorkQueue } from '@tts/common/kv';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Logger } from '@tts/common';
@@ -40,6 +40,7 @@ import type { Membership, NodeEntry } from '../membership.js';
 import { candidates, type JobRouteRequest, type PlacementPolicy, type SlotView } from '../routing.js';
 import type { ArtifactStore } from './artifacts.js';
 import type { JobNotifier } from './job-events.js';
+import { speechOfStored } from './job-speech.js';
 import { decodeQueuedJob, encodeQueuedJob, type QueuedJob } from './queue-items.js';
 
 /** What the dispatcher works with. */
@@ -403,19 +404,7 @@ export class Dispatcher {
         const client = synthesizerClient(address);
         response = await callUnary(
           client.synthesize.bind(client),
-          {
-            requestId: job.jobId,
-            text: job.spec.text,
-            voice: job.spec.voice,
-            engine: job.spec.engine,
-            speed: job.spec.speed,
-            encoding: encodingOf(job.spec.format as AudioFormat),
-            sampleRate: job.spec.sampleRate,
-            tenantId: job.ownerId,
-            language: job.spec.language,
-            instructions: job.spec.instructions,
-            rawText: job.spec.rawText,
-          },
+          { requestId: job.jobId, tenantId: job.ownerId, speech: speechOfStored(job.spec) },
           { timeoutMs: this.o.jobTimeoutMs, signal: run.controller.signal },
         );
       } catch (err) {

@@ -22,7 +22,7 @@ import {
   type JobState,
   type NewJob,
 } from '../../data/jobs.js';
-import { TtsError } from '@tts/common';
+import { TtsError, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
 import { openKv, openWorkQueue, type Kv, type WorkQueue } from '@tts/common/kv';
 import type { Logger } from '@tts/common';
 import type { SchedulerConfig } from '../../config.js';
@@ -92,8 +92,8 @@ export function isTerminal(state: JobState): boolean {
   return TERMINAL_JOB_STATES.includes(state);
 }
 
-const SPEED = { min: 0.25, max: 4 } as const;
-const SAMPLE_RATE = { min: 8000, max: 48000 } as const;
+const SPEED = SPEED_RANGE;
+const SAMPLE_RATE = SAMPLE_RATE_RANGE;
 
 /** The scheduler's asynchronous jobs. */
 export class JobService {

@@ -1,0 +1,81 @@
+/**
+ * What every operation handler receives, and the dependencies the facade is built from. Request
+ * bodies, query and path parameters are typed from the OpenAPI document (types generated into
+ * `generated/openapi.d.ts` by `npm run codegen`): the validator has checked them against the same
+ * document before a handler runs.
+ */
+import type { Request, Response } from 'express';
+import type { Logger } from '@tts/common';
+import type { FacadeConfig } from './config.js';
+import type { AccessServices } from './domain/access-services.js';
+import type { ClusterView } from './domain/cluster.js';
+import type { JobTokens } from './domain/job-tokens.js';
+import type { JobsGateway } from './domain/jobs.js';
+import type { Metering } from './domain/metering.js';
+import type { OpenApiDocument } from './domain/openapi-document.js';
+import type { Readiness } from './domain/readiness.js';
+import type { SynthesisGateway } from './domain/synthesis.js';
+import type { CleanupService } from './domain/cleanup.js';
+import type { LogStreamHub } from './domain/log-stream.js';
+import type { SloService } from './slo/service.js';
+import type { components, operations } from './generated/openapi.js';
+
+/** An operationId of the OpenAPI document. */
+export type OperationId = keyof operations;
+
+/** A schema of the OpenAPI document, e.g. `Schema<'TtsRequest'>`. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
+
+type ContentOf<R> = R extends { content: infer C } ? C[keyof C] : never;
+
+/** The validated body of an operation (JSON or form fields); `undefined` for operations without one. */
+export type RequestBodyOf<Id extends OperationId> = operations[Id] extends { requestBody: infer R }
+  ? ContentOf<R>
+  : operations[Id] extends { requestBody?: infer R }
+    ? ContentOf<NonNullable<R>> | undefined
+    : undefined;
+
+/** The validated (coerced) query parameters of an operation. */
+export type QueryOf<Id extends OperationId> = NonNullable<operations[Id]['parameters']['query']>;
+
+/** The path parameters of an operation. */
+export type PathOf<Id extends OperationId> = NonNullable<operations[Id]['parameters']['path']>;
+
+/** Long-lived dependencies of the facade. */
+export interface FacadeDeps {
+  readonly config: FacadeConfig;
+  readonly gateway: SynthesisGateway;
+  readonly cluster: ClusterView;
+  readonly readiness: Readiness;
+  readonly openapi: OpenApiDocument;
+  readonly access: AccessServices;
+  readonly metering: Metering;
+  readonly jobs: JobsGateway;
+  readonly jobTokens: JobTokens;
+  readonly logger: Logger;
+  /** SLIs, SLO dashboard and alerts. */
+  readonly slo: SloService;
+  /** Retention of artifacts and SLI rows. */
+  readonly cleanup: CleanupService;
+  /** Open GET /api/logs/stream responses (ended at shutdown). */
+  readonly logStreams: LogStreamHub;
+}
+
+/** One request of operation `Id` as its handler sees it. */
+export interface HandlerContext<Id extends OperationId> {
+  readonly req: Request;
+  readonly res: Response;
+  readonly deps: FacadeDeps;
+  readonly requestId: string;
+  /** Aborted when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  /** The request body, validated against the operation's schema. */
+  readonly body: RequestBodyOf<Id>;
+  /** The query parameters, validated and coerced to their documented types. */
+  readonly query: QueryOf<Id>;
+  /** The path parameters. */
+  readonly params: PathOf<Id>;
+}
+
+/** The handler of OpenAPI operation `Id`: parse, call a domain function, shape the answer. */
+export type OperationHandler<Id extends OperationId> = (ctx: HandlerContext<Id>) => Promise<void>;

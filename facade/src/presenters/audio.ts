@@ -1,0 +1,99 @@
+/**
+ * Writing audio answers: whole files, chunked streams, OpenAI-style server-sent events, a job's
+ * stored audio, and the headers that describe them. Handlers call these; the domain never touches
+ * a response.
+ */
+import { once } from 'node:events';
+import type { Response } from 'express';
+import type { SynthesisMetrics } from '@tts/proto/synthesis';
+import type { Job, JobAudioChunk } from '@tts/proto/scheduler';
+import { formatOf } from '@tts/common';
+import type { SynthesisStream } from '../domain/synthesis.js';
+import { QUOTA_STAGE_HEADER, type QuotaStatus } from '../identity/index.js';
+
+/** Sets the X-TTS-* headers describing who spoke. */
+export function setVoiceHeaders(res: Response, facts: { voice: string; engine: string; nodeId: string; sampleRate: number }): void {
+  res.setHeader('X-TTS-Voice', facts.voice);
+  res.setHeader('X-TTS-Engine', facts.engine);
+  res.setHeader('X-TTS-Node', facts.nodeId);
+  res.setHeader('X-Audio-Sample-Rate', String(facts.sampleRate));
+}
+
+/** Sets X-Quota-Stage when the caller has a quota (API keys). */
+export function setQuotaStage(res: Response, quota: QuotaStatus | undefined): void {
+  if (quota !== undefined) res.setHeader(QUOTA_STAGE_HEADER, quota.stage);
+}
+
+async function write(res: Response, data: string | Buffer): Promise<void> {
+  if (!res.write(data)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+}
+
+const bufferOf = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
+/**
+ * Streams audio chunks as the body (chunked transfer encoding). Returns the final metrics, or
+ * undefined when the client went away first.
+ */
+export async function pipeAudio(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
+  res.status(200).type(stream.info.contentType);
+  res.flushHeaders();
+  let metrics: SynthesisMetrics | undefined;
+  try {
+    for await (const chunk of stream.chunks) {
+      if (chunk.data.length > 0) await write(res, bufferOf(chunk.data));
+      if (chunk.metrics) metrics = chunk.metrics;
+      if (signal.aborted) return undefined;
+    }
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    throw err;
+  }
+  res.end();
+  return metrics;
+}
+
+/**
+ * Streams audio as OpenAI's server-sent events: `speech.audio.delta` with base64 audio, then one
+ * `speech.audio.done` with usage (input tokens = characters, output tokens = 20 ms audio frames).
+ */
+export async function pipeSse(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
+  res.status(200).type('text/event-stream');
+  res.setHeader('Cache-Control', 'no-cache');
+  res.flushHeaders();
+  let metrics: SynthesisMetrics | undefined;
+  try {
+    for await (const chunk of stream.chunks) {
+      if (chunk.data.length > 0) await write(res, `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: bufferOf(chunk.data).toString('base64') })}\n\n`);
+      if (chunk.metrics) metrics = chunk.metrics;
+      if (signal.aborted) return undefined;
+    }
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    throw err;
+  }
+  const input = metrics?.characters ?? 0;
+  const output = Math.round(((metrics?.audioSeconds ?? 0) * 1000) / 20);
+  await write(res, `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } })}\n\n`);
+  res.end();
+  return metrics;
+}
+
+/**
+ * Sends a completed job's audio (200, its content type, length and ETag, as an attachment). The
+ * headers go out with the first chunk, so an error before it still gets an error answer.
+ */
+export async function sendJobAudio(res: Response, job: Job, chunks: AsyncIterable<JobAudioChunk>): Promise<void> {
+  let started = false;
+  for await (const chunk of chunks) {
+    if (!started) {
+      const r = chunk.result ?? job.result;
+      res.status(200).type(r?.contentType || 'audio/wav');
+      if (r?.sizeBytes) res.setHeader('Content-Length', String(r.sizeBytes));
+      if (r?.sha256) res.setHeader('ETag', `"${r.sha256}"`);
+      res.setHeader('Content-Disposition', `attachment; filename="${job.jobId}.${formatOf(r?.encoding ?? 0) ?? 'wav'}"`);
+      started = true;
+    }
+    if (chunk.data.length > 0) await write(res, bufferOf(chunk.data));
+  }
+  res.end();
+}

@@ -1,0 +1,12 @@
+/**
+ * Limits of a speech request that every process checks or reports: one definition each. The
+ * OpenAPI document states the same bounds for clients; a facade test keeps the two in agreement.
+ */
+/** Speaking rate: 1 is the voice's own; pitch is kept. */
+export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 } as const);
+
+/** Output sample rates in Hz. */
+export const SAMPLE_RATE_RANGE = Object.freeze({ min: 8000, max: 48000 } as const);
+
+/** Longest `input` of POST /v1/audio/speech, in characters (OpenAI's limit). */
+export const OPENAI_MAX_INPUT_CHARS = 4096;
