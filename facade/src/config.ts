@@ -1,13 +1,17 @@
 /**
  * Facade configuration, read once from the environment and frozen.
  */
-import { envBool, envEnum, envInt, envOptional, envString } from '@tts/common';
+import { envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
 export interface FacadeConfig {
+  /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
+  readonly logLevel: LogLevel;
+  /** Commit the build was made from, reported by GET /api/system/version. @default null (GIT_COMMIT) */
+  readonly gitCommit: string | null;
   /** HTTP port; 0 picks a free one. @default 8080 (PORT) */
   readonly port: number;
   /** Interface to listen on. @default "0.0.0.0" (HOST) */
@@ -76,6 +80,8 @@ export interface FacadeConfig {
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
 export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
   return Object.freeze({
+    logLevel: envLogLevel(env),
+    gitCommit: envOptional(env, 'GIT_COMMIT') ?? null,
     port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
     host: envString(env, 'HOST', '0.0.0.0'),
     schedulerAddress: envString(env, 'SCHEDULER_ADDRESS', '127.0.0.1:50051'),

@@ -3,7 +3,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Logger } from '@tts/common';
+import { createLogger, type Logger, setLogLevel } from '@tts/common';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
@@ -41,10 +41,11 @@ export interface RunningFacade {
 export async function start(options: FacadeStartOptions = {}): Promise<RunningFacade> {
   const overrides = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger'));
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
+  setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
   // One background ListNodes feeds both the routing of requests and the cluster view.
   const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
-  const cluster = new ClusterView(router);
+  const cluster = new ClusterView(router, undefined, logger);
   const access = await openAccessServices(config, logger);
   const deps: FacadeDeps = {
     config,

@@ -4,7 +4,7 @@
  */
 import type { NodeView } from '@tts/proto/scheduler';
 import { NodeState, type NodeStatusReport, type Voice } from '@tts/proto/synthesis';
-import { callUnary, synthesizerClient } from '@tts/common';
+import { callUnary, synthesizerClient, type Logger } from '@tts/common';
 
 /** Where the scheduler's node list comes from: the NodeRouter, whose background ListNodes it shares. */
 export interface NodeListSource {
@@ -37,7 +37,11 @@ export class ClusterView {
   private cached: ClusterSnapshot | undefined;
   private pending: Promise<ClusterSnapshot> | undefined;
 
-  constructor(private readonly source: NodeListSource, private readonly ttlMs = 2000) {}
+  constructor(
+    private readonly source: NodeListSource,
+    private readonly ttlMs = 2000,
+    private readonly logger?: Logger,
+  ) {}
 
   /** The current snapshot (cached for ttlMs). Throws TTS_NO_NODE_AVAILABLE when the scheduler is unreachable. */
   async snapshot(): Promise<ClusterSnapshot> {
@@ -69,7 +73,9 @@ export class ClusterView {
         try {
           const res = await callUnary(client.listVoices.bind(client), { engine: '', language: '' }, { timeoutMs: 2000 });
           for (const v of res.voices) if (!voices.has(v.id)) voices.set(v.id, v);
-        } catch {
+        } catch (err) {
+          // This node's voices are missing from the snapshot; another node of the set may answer.
+          this.logger?.warn('voices of a node could not be listed', { node_id: n.nodeId, address: n.address, error: err instanceof Error ? err.message : String(err) });
           seen.delete(key);
         }
       }),

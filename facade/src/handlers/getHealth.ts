@@ -1,4 +1,4 @@
-import { SERVICE_NAME, VERSION } from '@tts/common';
+import { SERVICE_NAME, VERSION, type Logger } from '@tts/common';
 import type { ClusterView } from '../domain/cluster.js';
 import { isoWithOffset } from '../domain/readiness.js';
 import type { OperationHandler } from '../handler-context.js';
@@ -7,7 +7,7 @@ import type { OperationHandler } from '../handler-context.js';
  * Execution devices in use: those reported by the ready engines of ready nodes (e.g. "cpu",
  * "cpu,cuda"), sorted and joined by ","; "cpu" when none reports one or the cluster is unreachable.
  */
-async function devicesInUse(cluster: ClusterView): Promise<string> {
+async function devicesInUse(cluster: ClusterView, logger: Logger): Promise<string> {
   try {
     const snap = await cluster.snapshot();
     const devices = new Set<string>();
@@ -18,7 +18,8 @@ async function devicesInUse(cluster: ClusterView): Promise<string> {
       }
     }
     return devices.size === 0 ? 'cpu' : [...devices].sort().join(',');
-  } catch {
+  } catch (err) {
+    logger.warn('health without the cluster view: devices reported as cpu', { error: err instanceof Error ? err.message : String(err) });
     return 'cpu';
   }
 }
@@ -33,7 +34,7 @@ export const getHealth: OperationHandler<'getHealth'> = async ({ res, deps }) =>
     service: SERVICE_NAME,
     mode: deps.config.databaseUrl || deps.config.redisUrl ? 'distributed' : 'embedded',
     model: deps.config.defaultVoice,
-    device: await devicesInUse(deps.cluster),
+    device: await devicesInUse(deps.cluster, deps.logger),
     version: VERSION,
     nodes_ready: r.nodesReady,
     startup_warmup: { done: r.warmup.done, duration_ms: Math.round(r.warmup.durationMs), voices: r.warmup.voices, error: r.warmup.error },

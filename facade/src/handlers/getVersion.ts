@@ -10,6 +10,6 @@ export const getVersion: OperationHandler<'getVersion'> = async ({ res, deps }) 
     api_version: info?.version ?? VERSION,
     openapi: String(deps.openapi.document['openapi'] ?? ''),
     node: process.version,
-    commit: process.env['GIT_COMMIT'] ?? null,
+    commit: deps.config.gitCommit,
   });
 };

@@ -5,7 +5,8 @@ export const getWebSystemStatus: OperationHandler<'getWebSystemStatus'> = async 
   let stats;
   try {
     stats = await deps.jobs.stats();
-  } catch {
+  } catch (err) {
+    deps.logger.warn('web system status without the scheduler', { error: err instanceof Error ? err.message : String(err) });
     res.json({ status: 'unavailable', queue_depth: 0, running: 0, nodes_ready: 0, nodes_total: 0, capacity: 0, eta_seconds: null });
     return;
   }

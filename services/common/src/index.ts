@@ -4,8 +4,8 @@
  */
 export { ERROR_CATALOGUE, isErrorCode, openAiCodeOf, openAiValidationCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
 export { TtsError } from './errors/tts-error.js';
-export { ConfigError, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
-export { createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
+export { ConfigError, envLogLevel, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
+export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 export { callUnary, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
@@ -14,4 +14,5 @@ export { OPENAI_MAX_INPUT_CHARS, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
 export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';
+export { runService, type StoppableService } from './process/run-service.js';
 export * from './telemetry/index.js';

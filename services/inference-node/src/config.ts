@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '@tts/common';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 
@@ -14,6 +14,8 @@ const GRAPH_OPT_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic'
 
 /** Configuration of one inference node. */
 export interface NodeConfig {
+  /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
+  readonly logLevel: LogLevel;
   /** Stable id in the scheduler's view. @default "node-<hostname>-<pid>" (NODE_ID) */
   readonly nodeId: string;
   /** Interface the gRPC server binds. @default "127.0.0.1" (NODE_GRPC_HOST) */
@@ -144,6 +146,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
   const providers = envList(env, 'TTS_PIPER_PROVIDERS', ['cpu']).map((p) => p.toLowerCase());
   if (providers.length === 0) throw new ConfigError('TTS_PIPER_PROVIDERS', 'name at least one execution provider (e.g. "cuda,cpu")');
   return Object.freeze({
+    logLevel: envLogLevel(env),
     nodeId: envString(env, 'NODE_ID', `node-${hostname()}-${process.pid}`),
     host: envString(env, 'NODE_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'NODE_GRPC_PORT', 50061, { min: 0, max: 65535 }),

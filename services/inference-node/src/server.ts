@@ -4,7 +4,7 @@
  */
 import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
 import type { SynthesizerServer } from '@tts/proto/synthesis';
-import { callUnary, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger } from '@tts/common';
+import { callUnary, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { SynthesisEngine } from './engines/engine.js';
 import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
@@ -40,6 +40,7 @@ export interface RunningNode {
 /** Loads engines, listens, warms up and registers. Resolves once the node is READY. */
 export async function start(options: NodeStartOptions = {}): Promise<RunningNode> {
   const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
+  setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });
   // The VAD (a second ONNX model) trims rendered audio only when asked to and a model is configured.
   const vad: SileroVad | undefined = config.vadTrim && config.vadModel !== undefined ? await createSileroVad(config.vadModel) : undefined;

@@ -2,10 +2,12 @@
  * Launcher configuration: how many nodes, which ports. Everything else in the environment is
  * passed through to the child processes, which read their own settings.
  */
-import { envInt, envString } from '@tts/common';
+import { envInt, envString, envLogLevel, type LogLevel } from '@tts/common';
 
 /** Configuration of the one-machine launcher. */
 export interface LauncherConfig {
+  /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
+  readonly logLevel: LogLevel;
   /** Inference node processes. @default 1 (TTS_NODES) */
   readonly nodes: number;
   /** Facade HTTP port. @default 8080 (PORT) */
@@ -26,6 +28,7 @@ export interface LauncherConfig {
 /** Reads the launcher configuration. */
 export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): LauncherConfig {
   return Object.freeze({
+    logLevel: envLogLevel(env),
     nodes: envInt(env, 'TTS_NODES', 1, { min: 1, max: 64 }),
     port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
     schedulerPort: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 1, max: 65535 }),

@@ -2,12 +2,13 @@
  * One-command start on one machine: the scheduler, TTS_NODES inference nodes and the facade as
  * separate processes talking real gRPC over loopback. Ctrl-C / SIGTERM stops them in order.
  */
-import { createLogger } from '@tts/common';
+import { createLogger, setLogLevel } from '@tts/common';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
 const logger = createLogger('launcher');
 const config = loadLauncherConfig();
+setLogLevel(config.logLevel);
 const schedulerAddress = `${config.internalHost}:${config.schedulerPort}`;
 const base = { ...process.env };
 /** METRICS_PORT of the n-th child (0 facade, 1 scheduler, 1 + i node i): one Prometheus port each, or 0 (off) for all. */

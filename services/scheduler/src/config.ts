@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString } from '@tts/common';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from './domain/routing.js';
 
 /** How the scheduler finds inference nodes besides self-registration (always accepted). */
@@ -13,6 +13,8 @@ export type DiscoveryMode = (typeof DISCOVERY_MODES)[number];
 
 /** Configuration of the scheduler. */
 export interface SchedulerConfig {
+  /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
+  readonly logLevel: LogLevel;
   /** @default "127.0.0.1" (SCHEDULER_GRPC_HOST) */
   readonly host: string;
   /** @default 50051 (SCHEDULER_GRPC_PORT) */
@@ -79,6 +81,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
   const discovery = envEnum(env, 'SCHEDULER_DISCOVERY', DISCOVERY_MODES, staticNodes.length > 0 ? 'static' : 'self');
   if (discovery === 'static' && staticNodes.length === 0) throw new ConfigError('SCHEDULER_STATIC_NODES', 'must list node addresses when SCHEDULER_DISCOVERY=static');
   return Object.freeze({
+    logLevel: envLogLevel(env),
     host: envString(env, 'SCHEDULER_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 0, max: 65535 }),
     routing: envEnum(env, 'SCHEDULER_ROUTING', ROUTING_POLICIES, 'least-loaded'),

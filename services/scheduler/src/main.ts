@@ -1,24 +1,5 @@
-/** Process entry point of the scheduler. */
-import { exitWithParent, createLogger } from '@tts/common';
-import { startTelemetry } from '@tts/common/telemetry';
+/** Process entry point of the scheduler: start, then stop gracefully on SIGTERM/SIGINT or when the launcher goes away. */
+import { runService } from '@tts/common';
 import { start } from './server.js';
 
-const logger = createLogger('scheduler');
-// First, so every span and metric of the process is captured; never throws.
-const telemetry = await startTelemetry({ serviceName: 'tts-scheduler', logger });
-try {
-  const scheduler = await start({ logger });
-  let signalled = false;
-  const shutdown = (signal: string): void => {
-    if (signalled) return;
-    signalled = true;
-    logger.info('shutting down', { signal });
-    scheduler.stop().then(() => telemetry.stop()).then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  exitWithParent(shutdown);
-} catch (err) {
-  logger.error('scheduler failed to start', { err });
-  process.exit(1);
-}
+await runService('scheduler', (logger) => start({ logger }));

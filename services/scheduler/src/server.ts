@@ -5,7 +5,7 @@
  */
 import { SchedulerService, type SchedulerServer } from '@tts/proto/scheduler';
 import type { Database } from '@tts/common/data';
-import { startGrpcServer, createLogger, type Logger } from '@tts/common';
+import { startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { Kv } from '@tts/common/kv';
 import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import type { KubernetesDiscovery } from './domain/discovery/kubernetes.js';
@@ -48,6 +48,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
     Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'database' && k !== 'kv'),
   );
   const config: SchedulerConfig = { ...loadSchedulerConfig(), ...overrides };
+  setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('scheduler');
   const membership = new Membership(config.nodeTimeoutMs);
   const jobs = await JobService.create({

@@ -2,6 +2,7 @@
  * Typed readers for environment variables. Each process's `config.ts` uses them once at start-up;
  * a bad value fails fast with a message naming the variable.
  */
+import { LOG_LEVELS, type LogLevel } from '../logging/logger.js';
 
 /** Thrown when an environment variable has a value the process cannot run with. */
 export class ConfigError extends Error {
@@ -69,4 +70,9 @@ export function envEnum<T extends string>(env: Env, name: string, allowed: reado
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+/** LOG_LEVEL: the lowest level a process writes (debug, info, warn, error). @default "info" */
+export function envLogLevel(env: Env): LogLevel {
+  return envEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
 }

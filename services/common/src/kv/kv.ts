@@ -2,7 +2,7 @@
  * The key-value interface shared by the Redis and the in-process implementations: a few atomic
  * operations with TTLs and a sliding-window rate limiter. Both implementations pass the same suite.
  */
-import type { createClient } from 'redis';
+import type { RedisClient } from './redis-scripts.js';
 
 /** A rate-limit rule: at most `limit` calls in any window of `windowSec` seconds. */
 export interface RateLimitRule {
@@ -48,7 +48,7 @@ export type KvBackend =
   | { readonly kind: 'memory' };
 
 /** The node-redis client type used here. */
-export type RedisClient = ReturnType<typeof createClient>;
+export type { RedisClient } from './redis-scripts.js';
 
 /**
  * Key-value operations under a key prefix. Keys passed in are relative: the store prepends

@@ -4,45 +4,9 @@
  * with skewed clocks still agree and concurrent callers cannot overshoot the limit.
  */
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { checkRule, decide, ttlMs, type Kv, type KvBackend, type RateLimitDecision, type RateLimiter, type RateLimitRule, type RedisClient } from './kv.js';
-
-// KEYS[1] window key; ARGV: limit, window in microseconds, unique member.
-// Returns {allowed (0/1), calls in window, now, oldest, newest} (times in microseconds).
-const CONSUME_SCRIPT = `
-local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local window_us = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window_us)
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[3])
-  redis.call('PEXPIRE', key, math.ceil(window_us / 1000))
-  count = count + 1
-  allowed = 1
-end
-local oldest = now
-local newest = now
-if count > 0 then
-  oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
-  newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
-end
-return {allowed, count, now, oldest, newest}
-`;
-
-// KEYS[1] counter; ARGV: increment, TTL in ms (set only when the key is created).
-const INCR_SCRIPT = `
-local existed = redis.call('EXISTS', KEYS[1])
-local v = redis.call('INCRBY', KEYS[1], ARGV[1])
-if existed == 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return v
-`;
+import { checkRule, decide, ttlMs, type Kv, type KvBackend, type RateLimitDecision, type RateLimiter, type RateLimitRule } from './kv.js';
+import { createScriptedClient, type RedisClient } from './redis-scripts.js';
 
 /** Options of `connectRedisKv`. */
 export interface RedisKvOptions {
@@ -52,10 +16,6 @@ export interface RedisKvOptions {
   readonly logger?: Logger;
   /** Milliseconds to wait for the first connection. @default 5000 */
   readonly connectTimeoutMs?: number;
-}
-
-function isNoScript(err: unknown): boolean {
-  return err instanceof Error && err.message.startsWith('NOSCRIPT');
 }
 
 function numbers(reply: unknown, length: number): number[] {
@@ -71,7 +31,6 @@ export class RedisKv implements Kv {
   readonly rateLimiter: RateLimiter;
   private readonly memberTag = randomBytes(6).toString('base64url');
   private sequence = 0;
-  private readonly shas = new Map<string, string>();
 
   constructor(
     private readonly client: RedisClient,
@@ -97,7 +56,7 @@ export class RedisKv implements Kv {
 
   async incrBy(key: string, by: number, ttlSec: number): Promise<number> {
     if (!Number.isSafeInteger(by)) throw new RangeError(`by must be an integer, got ${by}`);
-    const reply = await this.script(INCR_SCRIPT, [this.full(key)], [String(by), String(ttlMs(ttlSec))]);
+    const reply = await this.client.incrWithTtl([this.full(key)], [String(by), String(ttlMs(ttlSec))]);
     if (typeof reply !== 'number') throw new TypeError('Unexpected reply from INCRBY');
     return reply;
   }
@@ -109,24 +68,9 @@ export class RedisKv implements Kv {
   private async consume(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
     checkRule(rule);
     const member = `${this.memberTag}:${(this.sequence++).toString(36)}`;
-    const reply = await this.script(CONSUME_SCRIPT, [this.full(`rl:${key}`)], [String(rule.limit), String(Math.round(rule.windowSec * 1e6)), member]);
+    const reply = await this.client.rateLimitConsume([this.full(`rl:${key}`)], [String(rule.limit), String(Math.round(rule.windowSec * 1e6)), member]);
     const [allowed, count, now, oldest, newest] = numbers(reply, 5) as [number, number, number, number, number];
     return decide(rule, allowed === 1, count, now, oldest, newest);
-  }
-
-  /** Runs a script by its SHA1, loading it on first use and again after a server restart. */
-  private async script(source: string, keys: string[], args: string[]): Promise<unknown> {
-    let sha = this.shas.get(source);
-    if (sha === undefined) {
-      sha = await this.client.scriptLoad(source);
-      this.shas.set(source, sha);
-    }
-    try {
-      return await this.client.evalSha(sha, { keys, arguments: args });
-    } catch (err) {
-      if (!isNoScript(err)) throw err;
-      return this.client.eval(source, { keys, arguments: args });
-    }
   }
 
   private full(key: string): string {
@@ -143,7 +87,7 @@ export async function connectRedisKv(options: RedisKvOptions): Promise<RedisKv> 
   const logger = options.logger ?? createLogger('kv');
   let connected = false;
   let lastLogged = 0;
-  const client: RedisClient = createClient({
+  const client: RedisClient = createScriptedClient({
     url: options.url,
     disableOfflineQueue: true,
     socket: {

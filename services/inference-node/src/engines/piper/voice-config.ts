@@ -4,6 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
 
 /** The parts of a Piper `.onnx.json` the engine uses. */
 export interface PiperVoiceConfig {
@@ -40,77 +41,91 @@ export interface PiperVoiceFiles {
 
 type Json = Record<string, unknown>;
 
-function object(value: unknown, where: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${where} must be an object`);
-  return value as Json;
+/** The `.onnx.json` fields the engine reads, as a JSON schema (Piper's own files carry more). */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  required: ['audio', 'phoneme_id_map'],
+  properties: {
+    audio: {
+      type: 'object',
+      required: ['sample_rate'],
+      properties: { sample_rate: { type: 'integer', minimum: 8000, maximum: 96_000 }, quality: { type: ['string', 'null'] } },
+    },
+    espeak: { type: ['object', 'null'], properties: { voice: { type: ['string', 'null'] } } },
+    phoneme_type: { type: ['string', 'null'], enum: ['espeak', 'text', '', null] },
+    inference: {
+      type: ['object', 'null'],
+      properties: { noise_scale: { type: ['number', 'null'] }, length_scale: { type: ['number', 'null'] }, noise_w: { type: ['number', 'null'] } },
+    },
+    phoneme_id_map: {
+      type: 'object',
+      required: ['_', '^', '$'],
+      additionalProperties: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'array', items: { type: 'integer', minimum: 0 } }] },
+    },
+    phoneme_map: { type: ['object', 'null'] },
+    num_speakers: { type: ['integer', 'null'], minimum: 1 },
+    speaker_id_map: { type: ['object', 'null'], additionalProperties: { type: 'integer', minimum: 0 } },
+    language: { type: ['object', 'null'], properties: { code: { type: ['string', 'null'] } } },
+    dataset: { type: ['string', 'null'] },
+  },
+} as const;
+
+/** Compiled once, on first use. */
+let validateConfig: ValidateFunction | undefined;
+
+/** The first schema violation of `raw`, as "<field>: <problem>", or undefined when it conforms. */
+function schemaProblem(raw: unknown): string | undefined {
+  validateConfig ??= new Ajv({ allowUnionTypes: true, strict: true, strictRequired: false }).compile(CONFIG_SCHEMA);
+  if (validateConfig(raw)) return undefined;
+  const e = validateConfig.errors?.[0];
+  if (e === undefined) return 'the config: is not valid';
+  const at = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  if (e.keyword === 'required') {
+    const missing = String((e.params as { missingProperty: string }).missingProperty);
+    return `${at === '' ? missing : `${at}.${missing}`}: ${at === '' ? 'the config' : at} lacks "${missing}"`;
+  }
+  return `${at === '' ? 'the config' : at}: ${e.message ?? 'is not valid'}${e.keyword === 'enum' ? ` (${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues.filter((v) => v))})` : ''}`;
 }
 
-function optionalObject(value: unknown, where: string): Json {
-  return value === undefined || value === null ? {} : object(value, where);
-}
-
-function numberOr(value: unknown, fallback: number, where: string): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(`${where} must be a number`);
-  return value;
-}
-
-function stringOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' && value.trim() !== '' ? value : fallback;
-}
+const objectOf = (value: unknown): Json => (typeof value === 'object' && value !== null ? (value as Json) : {});
+const numberOr = (value: unknown, fallback: number): number => (typeof value === 'number' ? value : fallback);
+const stringOr = (value: unknown, fallback: string): string => (typeof value === 'string' && value.trim() !== '' ? value : fallback);
 
 /** Parses and validates a Piper voice config; `source` names the file in error messages. */
 export function parsePiperConfig(raw: unknown, source: string, name: string): PiperVoiceConfig {
-  const where = (field: string): string => `${source}: ${field}`;
-  const root = object(raw, where('the config'));
-  const audio = object(root['audio'], where('audio'));
-  const sampleRate = numberOr(audio['sample_rate'], NaN, where('audio.sample_rate'));
-  if (!Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 96_000) throw new Error(`${where('audio.sample_rate')} must be an integer rate in Hz`);
-  const espeak = optionalObject(root['espeak'], where('espeak'));
-  const espeakVoice = stringOr(espeak['voice'], 'en-us');
-  const phonemeTypeRaw = stringOr(root['phoneme_type'], 'espeak');
-  if (phonemeTypeRaw !== 'espeak' && phonemeTypeRaw !== 'text') throw new Error(`${where('phoneme_type')} "${phonemeTypeRaw}" is not supported (espeak or text)`);
-  const inference = optionalObject(root['inference'], where('inference'));
-
-  const idMapRaw = object(root['phoneme_id_map'], where('phoneme_id_map'));
+  const problem = schemaProblem(raw);
+  if (problem !== undefined) throw new Error(`${source}: ${problem}`);
+  const root = raw as Json;
+  const audio = objectOf(root['audio']);
+  const espeakVoice = stringOr(objectOf(root['espeak'])['voice'], 'en-us');
+  const inference = objectOf(root['inference']);
   const phonemeIdMap = new Map<string, readonly number[]>();
-  for (const [symbol, ids] of Object.entries(idMapRaw)) {
-    const list = Array.isArray(ids) ? ids : [ids];
-    if (!list.every((id) => Number.isInteger(id) && (id as number) >= 0)) throw new Error(`${where(`phoneme_id_map["${symbol}"]`)} must hold non-negative integers`);
-    phonemeIdMap.set(symbol, list as number[]);
-  }
-  for (const symbol of ['_', '^', '$']) {
-    if (!phonemeIdMap.has(symbol)) throw new Error(`${where('phoneme_id_map')} lacks "${symbol}"`);
-  }
+  for (const [symbol, ids] of Object.entries(objectOf(root['phoneme_id_map']))) phonemeIdMap.set(symbol, Array.isArray(ids) ? (ids as number[]) : [ids as number]);
   const phonemeMap = new Map<string, readonly string[]>();
-  for (const [from, to] of Object.entries(optionalObject(root['phoneme_map'], where('phoneme_map')))) {
+  for (const [from, to] of Object.entries(objectOf(root['phoneme_map']))) {
     const list = Array.isArray(to) ? to : [to];
     if (list.every((p) => typeof p === 'string')) phonemeMap.set(from, list as string[]);
   }
-
-  const numSpeakers = numberOr(root['num_speakers'], 1, where('num_speakers'));
-  if (!Number.isInteger(numSpeakers) || numSpeakers < 1) throw new Error(`${where('num_speakers')} must be a positive integer`);
+  const numSpeakers = numberOr(root['num_speakers'], 1);
   const speakerIdMap = new Map<string, number>();
-  for (const [speaker, sid] of Object.entries(optionalObject(root['speaker_id_map'], where('speaker_id_map')))) {
-    if (!Number.isInteger(sid) || (sid as number) < 0 || (sid as number) >= numSpeakers) throw new Error(`${where(`speaker_id_map["${speaker}"]`)} must be an id below num_speakers`);
+  for (const [speaker, sid] of Object.entries(objectOf(root['speaker_id_map']))) {
+    // Across fields, so beyond the schema: a speaker id names one of num_speakers.
+    if ((sid as number) >= numSpeakers) throw new Error(`${source}: speaker_id_map["${speaker}"] must be an id below num_speakers`);
     speakerIdMap.set(speaker, sid as number);
   }
-
-  const language = optionalObject(root['language'], where('language'));
-  const code = stringOr(language['code'], espeakVoice);
   return {
-    sampleRate,
+    sampleRate: audio['sample_rate'] as number,
     quality: stringOr(audio['quality'], 'medium'),
     espeakVoice,
-    phonemeType: phonemeTypeRaw,
-    language: toBcp47(code),
+    phonemeType: stringOr(root['phoneme_type'], 'espeak') as 'espeak' | 'text',
+    language: toBcp47(stringOr(objectOf(root['language'])['code'], espeakVoice)),
     numSpeakers,
     speakerIdMap,
     phonemeIdMap,
     phonemeMap,
-    noiseScale: numberOr(inference['noise_scale'], 0.667, where('inference.noise_scale')),
-    lengthScale: numberOr(inference['length_scale'], 1, where('inference.length_scale')),
-    noiseW: numberOr(inference['noise_w'], 0.8, where('inference.noise_w')),
+    noiseScale: numberOr(inference['noise_scale'], 0.667),
+    lengthScale: numberOr(inference['length_scale'], 1),
+    noiseW: numberOr(inference['noise_w'], 0.8),
     dataset: stringOr(root['dataset'], name),
   };
 }
