@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { callUnary, synthesizerClient } from '@tts/common';
-import type { FestivalEngine } from '@tts/inference-node/testing';
+import { festivalServers, type FestivalEngine } from '@tts/inference-node/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const LONG = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long text that keeps the engine busy for a while.`).join(' ');
@@ -22,7 +22,7 @@ describe('engine crash and recovery', () => {
     const festival = p.nodes[0]!.context.registry.resolve('festival:slt').engine as FestivalEngine;
     const request = p.post(`/api/tts`, { text: LONG, voice: 'festival:slt' });
     await waitFor(() => {
-      const busy = festival.serverProcessesForTest().filter((s) => s.busy);
+      const busy = festivalServers(festival).filter((s) => s.busy);
       for (const s of busy) process.kill(s.pid, 'SIGKILL');
       return busy.length > 0;
     }, 10_000, 'a busy festival server');

@@ -12,3 +12,4 @@ export * from './engines/flite/index.js';
 export * from './engines/piper/index.js';
 export * from './engines/piper/voice-config.js';
 export * from './text/index.js';
+export * from './engines/testing.js';

@@ -12,8 +12,8 @@ import type { EspeakRequest, EspeakResponse, EspeakWorkerData } from './espeak-w
 export interface EspeakHost {
   /** Runs one request on the espeak thread. */
   request<K extends EspeakRequest['kind']>(req: Extract<EspeakRequest, { kind: K }>, signal?: AbortSignal): Promise<Extract<EspeakResponse, { kind: K }>>;
-  /** Test hook: the espeak thread dies mid-request (rejects with `TTS_ENGINE_FAILED`) and is replaced. */
-  crashForTest(): Promise<void>;
+  /** The shared worker pool (one thread) behind this reference. */
+  readonly pool: WorkerPool<EspeakRequest, EspeakResponse>;
   /** Drops this reference; the worker stops with the last one. Idempotent. */
   release(): Promise<void>;
 }
@@ -52,9 +52,7 @@ export async function acquireEspeakHost(library: string): Promise<EspeakHost> {
       if (res.kind !== req.kind) throw new TtsError('TTS_ENGINE_FAILED', `espeak: expected a ${req.kind} answer, got ${res.kind}`);
       return res as Extract<EspeakResponse, { kind: typeof req.kind }>;
     },
-    async crashForTest() {
-      await mine.pool.crashWorkerForTest();
-    },
+    pool: mine.pool,
     async release() {
       if (released) return;
       released = true;

@@ -7,6 +7,7 @@ import type { EngineInput } from '../engine.js';
 import { joinClauses, splitClauses } from './clauses.js';
 import { createEspeakEngine, createEspeakPhonemizer, type EspeakEngine, type EspeakPhonemizer } from './index.js';
 import { bcp47FromEspeak } from './voices.js';
+import { crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 const PARAGRAPH =
@@ -99,7 +100,7 @@ describe('espeak engine', () => {
     const phonemizer = createEspeakPhonemizer();
     try {
       assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);
-      await assert.rejects(engine.crashWorkerForTest(), isTtsError('TTS_ENGINE_FAILED'));
+      await assert.rejects(crashWorkerInFlight(workerPoolOf(engine)), isTtsError('TTS_ENGINE_FAILED'));
       const audio = await synth(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
       assert.ok(rms(audio.samples) > 0.02);
       assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);

@@ -18,11 +18,8 @@ export interface EspeakOptions {
   readonly library?: string;
 }
 
-/** The espeak engine, with a test hook to crash its worker thread. */
-export interface EspeakEngine extends SynthesisEngine {
-  /** Test hook: the espeak thread dies mid-request (rejects with `TTS_ENGINE_FAILED`) and is replaced. */
-  crashWorkerForTest(): Promise<void>;
-}
+/** The espeak engine. */
+export type EspeakEngine = SynthesisEngine;
 
 /** An espeak-ng phonemizer holding a reference to the shared espeak thread until closed. */
 export interface EspeakPhonemizer extends Phonemizer {
@@ -76,11 +73,6 @@ class EspeakEngineImpl implements EspeakEngine {
       input.signal,
     );
     return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied };
-  }
-
-  async crashWorkerForTest(): Promise<void> {
-    if (!this.host) throw new Error('espeak: not loaded');
-    await this.host.crashForTest();
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFestivalEngine, type FestivalEngine } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
+import { festivalServers } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 const PARAGRAPH =
@@ -69,7 +70,7 @@ describe('festival engine', () => {
       engine.voices().map((v) => [v.id, v.gender, v.language, v.sampleRate]),
       [['festival:slt', 'female', 'en-US', 32_000]],
     );
-    assert.equal(engine.serverProcessesForTest().length, 2);
+    assert.equal(festivalServers(engine).length, 2);
   });
 
   it('speaks a short text, warm (real-time factor well under 0.5)', async () => {
@@ -98,12 +99,12 @@ describe('festival engine', () => {
   });
 
   it('speaks text that tries to break out of the Scheme string, and survives', async () => {
-    const pids = engine.serverProcessesForTest().map((p) => p.pid);
+    const pids = festivalServers(engine).map((p) => p.pid);
     for (const text of ['") (quit) ("', 'back\\slash \\") (quit) (\\" ft_StUfF_key', 'line\nbreak "quoted"']) {
       const audio = await synth(engine, { text, voice: 'festival:slt', speed: 1 });
       assert.ok(durationSec(audio) > 0.5, `${JSON.stringify(text)} was spoken`);
     }
-    assert.deepEqual(engine.serverProcessesForTest().map((p) => p.pid), pids, 'no server quit or was replaced');
+    assert.deepEqual(festivalServers(engine).map((p) => p.pid), pids, 'no server quit or was replaced');
   });
 
   it('runs 8 parallel requests on its servers, all succeeding', async () => {
@@ -113,8 +114,8 @@ describe('festival engine', () => {
 
   it('fails the request of a server killed mid-request and replaces the server', async () => {
     const inFlight = synth(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
-    await waitFor(() => engine.serverProcessesForTest().some((p) => p.busy), 5_000);
-    const victim = engine.serverProcessesForTest().find((p) => p.busy)!.pid;
+    await waitFor(() => festivalServers(engine).some((p) => p.busy), 5_000);
+    const victim = festivalServers(engine).find((p) => p.busy)!.pid;
     process.kill(victim, 'SIGKILL');
     await assert.rejects(inFlight, (err: unknown) => {
       assert.ok(err instanceof TtsError);
@@ -124,8 +125,8 @@ describe('festival engine', () => {
     });
     const audio = await synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
     assert.ok(rms(audio.samples) > 0.02);
-    await waitFor(() => engine.serverProcessesForTest().length === 2, 20_000);
-    assert.ok(!engine.serverProcessesForTest().some((p) => p.pid === victim));
+    await waitFor(() => festivalServers(engine).length === 2, 20_000);
+    assert.ok(!festivalServers(engine).some((p) => p.pid === victim));
     assert.deepEqual(groupMembers(victim), [], 'the killed server left no process behind');
   });
 
@@ -162,7 +163,7 @@ describe('festival engine lifecycle', () => {
   it('close() kills every server process and its connection children', async () => {
     const engine = createFestivalEngine({ processes: 1 });
     await engine.load();
-    const [server] = engine.serverProcessesForTest();
+    const [server] = festivalServers(engine);
     assert.ok(server);
     assert.ok(groupMembers(server.pid).length >= 2, 'the server and the child serving our connection');
     await engine.close();
@@ -171,10 +172,12 @@ describe('festival engine lifecycle', () => {
 
   it('leaves no orphans when its parent process is SIGKILLed', async () => {
     const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
+    const support = fileURLToPath(new URL('../testing.ts', import.meta.url));
     const script = `const { createFestivalEngine } = await import(${JSON.stringify(entry)});
+      const { festivalServers } = await import(${JSON.stringify(support)});
       const e = createFestivalEngine({ processes: 1 });
       await e.load();
-      console.log(JSON.stringify(e.serverProcessesForTest().map((p) => p.pid)));
+      console.log(JSON.stringify(festivalServers(e).map((p) => p.pid)));
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--conditions=@tts/source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const pids = await new Promise<number[]>((resolve, reject) => {

@@ -26,11 +26,8 @@ export interface FestivalEngineOptions {
   readonly requestTimeoutMs?: number;
 }
 
-/** The festival engine, with a test hook exposing its server processes. */
-export interface FestivalEngine extends SynthesisEngine {
-  /** Test hook: process ids of the live servers, and whether each is synthesizing now. */
-  serverProcessesForTest(): { pid: number; busy: boolean }[];
-}
+/** The festival engine. */
+export type FestivalEngine = SynthesisEngine;
 
 const DEFAULT_VOICE = 'cmu_us_slt_arctic_hts';
 
@@ -142,12 +139,6 @@ class FestivalEngineImpl implements FestivalEngine {
     const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
     const audio = await pool.run((server) => server.synthesize(input.text, nativeSpeed), { signal: input.signal });
     return { audio, speedApplied };
-  }
-
-  serverProcessesForTest(): { pid: number; busy: boolean }[] {
-    if (!this.pool) return [];
-    const busy = new Set(this.pool.busySlots());
-    return this.pool.liveSlots().map((s) => ({ pid: s.pid, busy: busy.has(s) }));
   }
 
   async close(): Promise<void> {

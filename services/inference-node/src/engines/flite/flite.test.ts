@@ -5,6 +5,7 @@ import { durationSec, type PcmAudio } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFliteEngine, fliteDirectSynthesize, type FliteEngine } from './index.js';
+import { crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 const PARAGRAPH =
@@ -119,7 +120,7 @@ describe('flite engine', () => {
   });
 
   it('replaces a worker that dies mid-request; the next requests succeed', async () => {
-    await assert.rejects(engine.crashWorkerForTest(), isTtsError('TTS_ENGINE_FAILED'));
+    await assert.rejects(crashWorkerInFlight(workerPoolOf(engine)), isTtsError('TTS_ENGINE_FAILED'));
     const outs = await Promise.all(Array.from({ length: 6 }, () => synth(engine, { text: HELLO, voice: 'flite:rms', speed: 1 })));
     assert.ok(outs.every((a) => rms(a.samples) > 0.02));
     assert.equal(engine.voices().length, 4);

@@ -20,11 +20,8 @@ export interface FliteEngineOptions {
   readonly library?: string;
 }
 
-/** The flite engine, with a test hook to crash one of its workers. */
-export interface FliteEngine extends SynthesisEngine {
-  /** Test hook: kills a busy (or any) worker thread as a crash would; the pool replaces it. */
-  crashWorkerForTest(): Promise<void>;
-}
+/** The flite engine. */
+export type FliteEngine = SynthesisEngine;
 
 const SAMPLE_RATE = 16_000;
 
@@ -85,11 +82,6 @@ class FliteEngineImpl implements FliteEngine {
     const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
     const result = await pool.run({ text: input.text, voice: voiceName, durationStretch: 1 / nativeSpeed }, { signal: input.signal });
     return { audio: { samples: result.samples, sampleRate: result.sampleRate }, speedApplied };
-  }
-
-  async crashWorkerForTest(): Promise<void> {
-    if (!this.pool) throw new Error('flite: not loaded');
-    await this.pool.crashWorkerForTest();
   }
 
   async close(): Promise<void> {

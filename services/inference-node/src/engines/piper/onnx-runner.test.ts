@@ -7,6 +7,8 @@ import { makePiperFixtures, tinyFixtureReference, type PiperFixtures } from '@tt
 import { TtsError } from '@tts/common';
 import { startOnnxRunner, type OnnxModelSession } from './onnx-runner.js';
 import type { PlainTensor } from './onnx-session.js';
+import { crashWorkerInFlight } from '../testing.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
 
 let root = '';
 let fixtures: PiperFixtures;
@@ -44,7 +46,7 @@ describe('ONNX runner', () => {
       const first = await tiny.run(feeds(ids));
       assert.deepEqual(first['output']!.data, tinyFixtureReference(ids, 1));
 
-      await assert.rejects(runner.crashWorkerForTest(), (err: unknown) => err instanceof TtsError && err.code === 'TTS_ENGINE_FAILED');
+      await assert.rejects(crashWorkerInFlight(runner.pool as WorkerPool<unknown, unknown>), (err: unknown) => err instanceof TtsError && err.code === 'TTS_ENGINE_FAILED');
       // The replacement worker opened the sessions again.
       const again = await tiny.run(feeds(ids));
       assert.deepEqual(again['output']!.data, first['output']!.data);
@@ -59,7 +61,8 @@ describe('ONNX runner', () => {
       const rank3 = session(runner.sessions[0]);
       const out = await rank3.run(feeds([1, 0, 2]));
       assert.deepEqual(out['output']!.dims, [1, 1, 3 * 256]);
-      await assert.rejects(runner.crashWorkerForTest(), /no worker/);
+      assert.equal(runner.pool, undefined);
+      await assert.rejects(crashWorkerInFlight(runner.pool), /no worker/);
     } finally {
       await runner.close();
     }

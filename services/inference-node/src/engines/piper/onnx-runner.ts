@@ -42,8 +42,8 @@ export interface OnnxRunner {
   readonly sessions: readonly (OnnxModelSession | Error)[];
   /** Releases every session and stops the workers. */
   close(): Promise<void>;
-  /** Test hook: kills a worker while a request is in flight (rejects with TTS_ENGINE_FAILED); it is replaced. */
-  crashWorkerForTest(): Promise<void>;
+  /** The worker pool running the sessions; undefined when they run on the main thread. */
+  readonly pool: WorkerPool<OnnxRequest, OnnxResponse> | undefined;
 }
 
 /** Opens one session per model in `modelPaths`; see the module comment. */
@@ -77,7 +77,7 @@ async function startInProcess(modelPaths: readonly string[], config: OnnxSession
     close: async () => {
       await Promise.all(opened.splice(0).map((s) => s.release()));
     },
-    crashWorkerForTest: () => Promise.reject(new Error('sessions run on the main thread: there is no worker')),
+    pool: undefined,
   };
 }
 
@@ -113,9 +113,7 @@ async function startInWorkers(modelPaths: readonly string[], config: OnnxSession
   return {
     sessions,
     close: () => pool.close(),
-    crashWorkerForTest: async () => {
-      await pool.crashWorkerForTest();
-    },
+    pool,
   };
 }
 

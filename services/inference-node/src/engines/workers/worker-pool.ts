@@ -113,14 +113,6 @@ export class WorkerSlot<Req, Res> implements PoolSlot {
   }
 
   /**
-   * Test hook: makes the worker die with an uncaught error while this call is in flight, as a
-   * crash in the middle of a request would. Rejects with `TTS_ENGINE_FAILED`.
-   */
-  crash(): Promise<Res> {
-    return this.send((id) => ({ type: 'crash', id }));
-  }
-
-  /**
    * Stops the worker: terminated at once when idle, otherwise asked to exit after its current
    * request (see the module comment), and terminated after `graceMs` if it has not exited by then.
    */
@@ -200,14 +192,6 @@ export class WorkerPool<Req, Res> {
   /** Runs one request on the next free worker. */
   run(request: Req, options: WorkerRunOptions = {}): Promise<Res> {
     return this.pool.run((slot) => slot.call(request, options.transfer), { signal: options.signal });
-  }
-
-  /**
-   * Test hook: runs a request that makes its worker die with an uncaught error while in flight.
-   * Rejects with `TTS_ENGINE_FAILED`; the pool replaces the worker.
-   */
-  crashWorkerForTest(): Promise<Res> {
-    return this.pool.run((slot) => slot.crash());
   }
 
   /** Stops every worker (busy ones after their current request). */

@@ -3,13 +3,11 @@ import type { ErrorCode } from '@tts/common';
 
 /**
  * Main thread -> worker. `exit` asks the worker to end itself once its current request is done
- * (terminating a thread while it is inside a native call aborts the whole process); `crash` is a
- * test hook making the worker die with an uncaught error while request `id` is in flight.
+ * (terminating a thread while it is inside a native call aborts the whole process).
  */
 export type ControlMessage<Req> =
   | { readonly type: 'request'; readonly id: number; readonly request: Req }
-  | { readonly type: 'exit' }
-  | { readonly type: 'crash'; readonly id: number };
+  | { readonly type: 'exit' };
 
 /** Worker -> main thread. */
 export type WorkerMessage<Res> =

@@ -37,12 +37,6 @@ export function serveWorker<Req, Res>(init: (data: unknown) => RequestHandler<Re
     port.on('message', (msg: ControlMessage<Req>) => {
       chain = chain.then(async () => {
         if (msg.type === 'exit') process.exit(0);
-        if (msg.type === 'crash') {
-          setImmediate(() => {
-            throw new Error('worker crashed on request (test hook)');
-          });
-          return;
-        }
         try {
           const { result, transfer } = await handler(msg.request);
           post({ type: 'result', id: msg.id, result }, transfer);

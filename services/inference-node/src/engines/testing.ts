@@ -1,0 +1,47 @@
+/**
+ * Fault injection and inspection of engines for tests (not part of dist/): a worker that dies with
+ * a request in flight, and festival's server processes. It reads the engines' private state; the
+ * shipped engines carry no test hooks.
+ */
+import type { SynthesisEngine } from './engine.js';
+import type { FestivalServer } from './festival/server.js';
+import type { EspeakHost } from './espeak/espeak-host.js';
+import type { PoolSlot, SlotPool } from './workers/slot-pool.js';
+import { WorkerPool } from './workers/worker-pool.js';
+
+/** An engine's private field `name` (TypeScript privates are plain properties at run time). */
+function privateField(engine: SynthesisEngine, name: string): unknown {
+  return (engine as unknown as Record<string, unknown>)[name];
+}
+
+/** The worker pool behind a loaded flite or espeak engine. */
+export function workerPoolOf(engine: SynthesisEngine): WorkerPool<unknown, unknown> {
+  const pool = privateField(engine, 'pool') ?? (privateField(engine, 'host') as EspeakHost | null | undefined)?.pool;
+  if (!(pool instanceof WorkerPool)) throw new Error(`${engine.name}: no worker pool (not loaded, or not a worker engine)`);
+  return pool as WorkerPool<unknown, unknown>;
+}
+
+/**
+ * Makes one worker of `pool` die while a request is in flight, as a native crash would: the worker
+ * is told to exit before it reads the request. Resolves to that request's outcome, which is
+ * `TTS_ENGINE_FAILED` when the pool handles the death right; the pool then starts a replacement.
+ * `undefined` (sessions on the main thread) rejects: there is no worker.
+ */
+export async function crashWorkerInFlight(pool: WorkerPool<unknown, unknown> | undefined): Promise<unknown> {
+  if (pool === undefined) throw new Error('sessions run on the main thread: there is no worker');
+  // The pool's slots and each slot's thread are private to the pool.
+  type Slot = PoolSlot & { worker: { postMessage(m: unknown): void }; call(r: unknown): Promise<unknown> };
+  const slots = (pool as unknown as { pool: SlotPool<Slot> }).pool;
+  return slots.run((slot) => {
+    slot.worker.postMessage({ type: 'exit' });
+    return slot.call({ kind: 'never-read' });
+  });
+}
+
+/** Process ids of a loaded festival engine's live servers, and whether each is synthesizing now. */
+export function festivalServers(engine: SynthesisEngine): { pid: number; busy: boolean }[] {
+  const pool = privateField(engine, 'pool') as SlotPool<FestivalServer> | null;
+  if (!pool) return [];
+  const busy = new Set(pool.busySlots());
+  return pool.liveSlots().map((s) => ({ pid: s.pid, busy: busy.has(s) }));
+}
