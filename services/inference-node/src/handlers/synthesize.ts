@@ -4,7 +4,7 @@ import type { SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis
 import { toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, metricsOf } from './call-support.js';
+import { admitCall, metricsOf } from './call-admission.js';
 import { jobFromRequest } from './job-from-request.js';
 
 /** Synthesize: the whole utterance in one response. */

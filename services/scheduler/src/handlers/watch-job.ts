@@ -19,7 +19,7 @@ export function watchJob(ctx: SchedulerContext) {
     let last = call.request.afterEventId;
     let done = false;
     let reading = false;
-    let again = false;
+    let changedWhileReading = false;
     const finish = (err?: unknown): void => {
       if (done) return;
       done = true;
@@ -31,13 +31,13 @@ export function watchJob(ctx: SchedulerContext) {
     };
     const read = async (): Promise<void> => {
       if (reading) {
-        again = true;
+        changedWhileReading = true;
         return;
       }
       reading = true;
       try {
         do {
-          again = false;
+          changedWhileReading = false;
           for (;;) {
             const page = await ctx.jobs.events(jobId, last, 500);
             for (const e of page.events) {
@@ -52,7 +52,7 @@ export function watchJob(ctx: SchedulerContext) {
               break;
             }
           }
-        } while (again && !done);
+        } while (changedWhileReading && !done);
       } catch (err) {
         finish(err);
       } finally {

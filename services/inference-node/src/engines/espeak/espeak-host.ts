@@ -35,31 +35,31 @@ export async function acquireEspeakHost(library: string): Promise<EspeakHost> {
     entry = { refs: 0, pool, started: pool.start() };
     shared.set(library, entry);
   }
-  const mine = entry;
-  mine.refs += 1;
+  const sharedWorker = entry;
+  sharedWorker.refs += 1;
   try {
-    await mine.started;
+    await sharedWorker.started;
   } catch (err) {
-    mine.refs -= 1;
-    if (shared.get(library) === mine) shared.delete(library);
+    sharedWorker.refs -= 1;
+    if (shared.get(library) === sharedWorker) shared.delete(library);
     throw err;
   }
   let released = false;
   return {
     async request(req, signal) {
       if (released) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'espeak: the engine was closed.');
-      const res = await mine.pool.run(req, { signal });
+      const res = await sharedWorker.pool.run(req, { signal });
       if (res.kind !== req.kind) throw new TtsError('TTS_ENGINE_FAILED', `espeak: expected a ${req.kind} answer, got ${res.kind}`);
       return res as Extract<EspeakResponse, { kind: typeof req.kind }>;
     },
-    pool: mine.pool,
+    pool: sharedWorker.pool,
     async release() {
       if (released) return;
       released = true;
-      mine.refs -= 1;
-      if (mine.refs > 0) return;
-      if (shared.get(library) === mine) shared.delete(library);
-      await mine.pool.close();
+      sharedWorker.refs -= 1;
+      if (sharedWorker.refs > 0) return;
+      if (shared.get(library) === sharedWorker) shared.delete(library);
+      await sharedWorker.pool.close();
     },
   };
 }

@@ -71,7 +71,7 @@ export interface DispatcherLoad {
   readonly runningSeconds: number;
 }
 
-interface Held {
+interface HeldEntry {
   readonly entry: QueueEntry;
   readonly job: QueuedJob;
   /** Taken over from a silent consumer: its job may still be marked running by that scheduler. */
@@ -112,33 +112,34 @@ const LOOKAHEAD_PER_SLOT = 4;
 
 const extensionOf = (format: AudioFormat): string => (format === 'opus' ? 'ogg' : format);
 
-function byPriority(a: Held, b: Held): number {
+function byPriority(a: HeldEntry, b: HeldEntry): number {
   return a.entry.priority - b.entry.priority;
 }
 
 /** Moves jobs from the queue to nodes. */
 export class Dispatcher {
-  private held: Held[] = [];
+  private held: HeldEntry[] = [];
   private readonly running = new Map<string, Running>();
   /** Nodes a job failed on, avoided by its next attempts. */
   private readonly excluded = new Map<string, Set<string>>();
   private pumping = false;
-  private again = false;
+  /** A kick arrived while a pump round ran: run another round after it. */
+  private kickPending = false;
   private stopped = false;
   private pumpDone: Promise<void> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
   /** True once a read of the queue came back short: nothing was waiting then (fast path allowed). */
   private queueDrained = false;
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly options: DispatcherOptions) {}
 
   /** Recovers what a previous incarnation left behind, then starts dispatching. */
   async start(): Promise<void> {
-    const { repo, queue, logger } = this.o;
+    const { repo, queue, logger } = this.options;
     const interrupted = await repo.requeueRunning('JOB_NODE_LOST', 'The scheduler restarted while the job was running.');
-    for (const job of interrupted) this.o.notifier.notify(job.jobId);
-    const mine = await queue.pendingOf(this.o.consumer);
-    await queue.ack(mine);
+    for (const job of interrupted) this.options.notifier.notify(job.jobId);
+    const ownPending = await queue.pendingOf(this.options.consumer);
+    await queue.ack(ownPending);
     const queued = new Set<string>();
     for (const e of await queue.waiting()) {
       const job = decodeQueuedJob(e.item);
@@ -150,14 +151,14 @@ export class Dispatcher {
       await queue.add(encodeQueuedJob(w), w.priority);
       added++;
     }
-    if (interrupted.length > 0 || added > 0 || mine.length > 0) {
-      logger.info('jobs recovered', { requeued_running: interrupted.length, released_entries: mine.length, re_added: added });
+    if (interrupted.length > 0 || added > 0 || ownPending.length > 0) {
+      logger.info('jobs recovered', { requeued_running: interrupted.length, released_entries: ownPending.length, re_added: added });
     }
     this.timers = [
-      setInterval(() => this.kick(), this.o.pollMs),
-      setInterval(() => this.watchdog(), this.o.watchdogMs),
-      setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.o.leaseMs / 3))),
-      setInterval(() => void this.sweepOrphans(), this.o.leaseMs),
+      setInterval(() => this.kick(), this.options.pollMs),
+      setInterval(() => this.watchdog(), this.options.watchdogMs),
+      setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3))),
+      setInterval(() => void this.sweepOrphans(), this.options.leaseMs),
     ];
     for (const t of this.timers) t.unref();
     this.kick();
@@ -167,14 +168,14 @@ export class Dispatcher {
   kick(): void {
     if (this.stopped) return;
     if (this.pumping) {
-      this.again = true;
+      this.kickPending = true;
       return;
     }
     this.pumping = true;
     this.pumpDone = this.pump().finally(() => {
       this.pumping = false;
       // A kick that came after the last round's check must not be lost.
-      if (this.again) this.kick();
+      if (this.kickPending) this.kick();
     });
   }
 
@@ -187,7 +188,7 @@ export class Dispatcher {
   async startNow(job: NewJob, record: (nodeId: string) => Promise<JobRecord>): Promise<JobRecord | undefined> {
     if (this.stopped || !this.queueDrained || this.held.length > 0) return undefined;
     const req: JobRouteRequest = { jobId: job.jobId, priority: job.priority, voice: job.spec.voice, engine: job.spec.engine, characters: job.spec.text.length, excludeNodeIds: [] };
-    const [node] = this.o.policy.plan([req], this.views(this.o.membership.ready()));
+    const [node] = this.options.policy.plan([req], this.views(this.options.membership.ready()));
     if (!node) return undefined;
     const run = this.newRun(undefined, job.jobId, node, req.characters);
     run.attempt = 1;
@@ -197,7 +198,7 @@ export class Dispatcher {
     run.settled = this.execute(run, dispatched, node.status.address, recorded);
     try {
       const rec = await recorded;
-      this.o.notifier.notify(job.jobId);
+      this.options.notifier.notify(job.jobId);
       return rec;
     } catch (err) {
       run.reason = 'cancelled';
@@ -207,7 +208,7 @@ export class Dispatcher {
   }
 
   /** Notes that a job was added to the queue (the fast path is off until the queue is read empty). */
-  queued(): void {
+  noteQueued(): void {
     this.queueDrained = false;
   }
 
@@ -250,16 +251,16 @@ export class Dispatcher {
   private async pump(): Promise<void> {
     try {
       do {
-        this.again = false;
+        this.kickPending = false;
         await this.pumpOnce();
-      } while (this.again && !this.stopped);
+      } while (this.kickPending && !this.stopped);
     } catch (err) {
-      this.o.logger.error('job dispatch failed', { err });
+      this.options.logger.error('job dispatch failed', { err });
     }
   }
 
   private async pumpOnce(): Promise<void> {
-    const ready = this.o.membership.ready();
+    const ready = this.options.membership.ready();
     const slots = ready.reduce((n, e) => n + Math.max(0, e.status.capacity), 0);
     const placeable = this.held.filter((h) => candidates(ready, this.routeOf(h)).length > 0).length;
     // Look at LOOKAHEAD_PER_SLOT head-of-queue jobs per slot: enough to see that a backlog makes a
@@ -267,19 +268,19 @@ export class Dispatcher {
     const window = slots * LOOKAHEAD_PER_SLOT;
     const want = window - placeable;
     if (want > 0) {
-      const taken = await this.o.queue.take(this.o.consumer, want);
+      const taken = await this.options.queue.take(this.options.consumer, want);
       for (const entry of taken) this.accept(entry, false);
       if (taken.length < want) this.queueDrained = true;
     } else if (slots > 0 && this.held.length > 0) {
       // The window is full: still let more urgent jobs that arrived since overtake the held ones.
       const lowest = Math.max(...this.held.map((h) => h.entry.priority));
-      if (lowest > 0) for (const entry of await this.o.queue.take(this.o.consumer, window, lowest - 1)) this.accept(entry, false);
+      if (lowest > 0) for (const entry of await this.options.queue.take(this.options.consumer, window, lowest - 1)) this.accept(entry, false);
     }
     if (this.held.length === 0 || ready.length === 0) return;
     this.held.sort(byPriority);
-    const plan = this.o.policy.plan(this.held.map((h) => this.routeOf(h)), this.views(ready));
-    const now: [Held, NodeEntry][] = [];
-    const keep: Held[] = [];
+    const plan = this.options.policy.plan(this.held.map((h) => this.routeOf(h)), this.views(ready));
+    const now: [HeldEntry, NodeEntry][] = [];
+    const keep: HeldEntry[] = [];
     this.held.forEach((h, i) => {
       const node = plan[i];
       if (node) now.push([h, node]);
@@ -292,15 +293,15 @@ export class Dispatcher {
   private accept(entry: QueueEntry, stale: boolean): void {
     const job = decodeQueuedJob(entry.item);
     if (!job) {
-      this.o.logger.warn('dropping a malformed queue entry', { entry_id: entry.id });
-      void this.o.queue.ack([entry]).catch(() => undefined);
+      this.options.logger.warn('dropping a malformed queue entry', { entry_id: entry.id });
+      void this.options.queue.ack([entry]).catch(() => undefined);
       return;
     }
     if (this.held.some((h) => h.entry.id === entry.id) || [...this.running.values()].some((r) => r.entry?.id === entry.id)) return;
     this.held.push({ entry, job, stale });
   }
 
-  private routeOf(h: Held): JobRouteRequest {
+  private routeOf(h: HeldEntry): JobRouteRequest {
     return {
       jobId: h.job.jobId,
       priority: h.entry.priority,
@@ -317,33 +318,33 @@ export class Dispatcher {
     return ready.map((entry) => {
       const capacity = Math.max(0, entry.status.capacity);
       // A running job's slot is never "free now", even past its estimate.
-      const mine = [...this.running.values()]
+      const ownLeft = [...this.running.values()]
         .filter((r) => r.nodeId === entry.status.nodeId)
         .map((r) => Math.max(0.001, r.costSeconds - (now - r.startedMs) / 1000))
         .sort((a, b) => a - b);
-      const slots = mine.length >= capacity ? mine.slice(mine.length - capacity) : [...new Array<number>(capacity - mine.length).fill(0), ...mine];
-      const mineTotal = mine.reduce((a, b) => a + b, 0);
-      const foreignSeconds = Math.max(0, entry.status.queuedWorkSeconds + entry.routedSinceReport - mineTotal);
+      const slots = ownLeft.length >= capacity ? ownLeft.slice(ownLeft.length - capacity) : [...new Array<number>(capacity - ownLeft.length).fill(0), ...ownLeft];
+      const ownTotal = ownLeft.reduce((a, b) => a + b, 0);
+      const foreignSeconds = Math.max(0, entry.status.queuedWorkSeconds + entry.routedSinceReport - ownTotal);
       return { entry, slots, foreignSeconds };
     });
   }
 
-  private async dispatch(h: Held, node: NodeEntry): Promise<void> {
+  private async dispatch(h: HeldEntry, node: NodeEntry): Promise<void> {
     const { jobId } = h.job;
     if (this.running.has(jobId)) {
       // A duplicate entry of a job running here (e.g. re-added at start while an old entry was pending).
-      await this.o.queue.ack([h.entry]).catch(() => undefined);
+      await this.options.queue.ack([h.entry]).catch(() => undefined);
       return;
     }
     const run = this.newRun(h.entry, jobId, node, h.job.characters);
     this.running.set(jobId, run); // holds the slot while the claim is in flight
     let job: JobRecord | null;
     try {
-      job = await this.o.repo.claim(jobId, run.nodeId);
+      job = await this.options.repo.claim(jobId, run.nodeId);
     } catch (err) {
       this.running.delete(jobId);
       this.held.push(h);
-      this.o.logger.error('job claim failed', { job_id: jobId, err });
+      this.options.logger.error('job claim failed', { job_id: jobId, err });
       return;
     }
     if (!job) {
@@ -352,8 +353,8 @@ export class Dispatcher {
       return;
     }
     run.attempt = job.attempts;
-    this.o.notifier.notify(jobId);
-    this.o.logger.debug('job dispatched', { job_id: jobId, node_id: run.nodeId, attempt: run.attempt });
+    this.options.notifier.notify(jobId);
+    this.options.logger.debug('job dispatched', { job_id: jobId, node_id: run.nodeId, attempt: run.attempt });
     run.settled = this.execute(run, { ...job, spec: job.spec }, node.status.address, Promise.resolve());
   }
 
@@ -372,15 +373,15 @@ export class Dispatcher {
   }
 
   /** The claim found the job not waiting: drop the entry, or recover a job a dead scheduler was running. */
-  private async notClaimable(h: Held): Promise<void> {
-    const { repo, queue, notifier } = this.o;
+  private async notClaimable(h: HeldEntry): Promise<void> {
+    const { repo, queue, notifier } = this.options;
     const job = await repo.find(h.job.jobId);
     if (job && job.state === 'running' && h.stale) {
       const next = await repo.retryOrFail(job.jobId, job.attempts, 'JOB_NODE_LOST', 'The scheduler running the job stopped.');
       notifier.notify(job.jobId);
       if (next?.state === 'retrying') {
         this.held.push({ ...h, stale: false });
-        this.again = true;
+        this.kickPending = true;
         return;
       }
     } else if (job && (job.state === 'queued' || job.state === 'retrying') && job.attempts >= job.maxAttempts) {
@@ -405,7 +406,7 @@ export class Dispatcher {
         response = await callUnary(
           client.synthesize.bind(client),
           { requestId: job.jobId, tenantId: job.ownerId, speech: speechOfStored(job.spec) },
-          { timeoutMs: this.o.jobTimeoutMs, signal: run.controller.signal },
+          { timeoutMs: this.options.jobTimeoutMs, signal: run.controller.signal },
         );
       } catch (err) {
         failure = err;
@@ -426,18 +427,18 @@ export class Dispatcher {
         done = await this.failAttempt(run, job, failure);
       }
     } catch (err) {
-      this.o.logger.error('recording a job outcome failed', { job_id: job.jobId, err });
+      this.options.logger.error('recording a job outcome failed', { job_id: job.jobId, err });
     } finally {
       this.running.delete(run.jobId);
-      if (done && run.entry) await this.o.queue.ack([run.entry]).catch((err: unknown) => this.o.logger.warn('queue ack failed', { err }));
+      if (done && run.entry) await this.options.queue.ack([run.entry]).catch((err: unknown) => this.options.logger.warn('queue ack failed', { err }));
       this.kick();
     }
   }
 
   private async complete(run: Running, job: Dispatched, res: SynthesizeResponse): Promise<boolean> {
     const format = formatOf(res.encoding) ?? (job.spec.format as AudioFormat);
-    const stored = await this.o.artifacts.save(res.audio, extensionOf(format));
-    const t = await this.o.repo.complete(
+    const stored = await this.options.artifacts.save(res.audio, extensionOf(format));
+    const t = await this.options.repo.complete(
       job.jobId,
       {
         sha256: stored.sha256,
@@ -453,8 +454,8 @@ export class Dispatcher {
       run.nodeId,
     );
     this.excluded.delete(job.jobId);
-    if (t?.changed) this.o.notifier.notify(job.jobId);
-    else this.o.logger.info('job result ignored: the job had already finished', { job_id: job.jobId, state: t?.job.state });
+    if (t?.changed) this.options.notifier.notify(job.jobId);
+    else this.options.logger.info('job result ignored: the job had already finished', { job_id: job.jobId, state: t?.job.state });
     return true;
   }
 
@@ -462,7 +463,7 @@ export class Dispatcher {
   private async failAttempt(run: Running, job: Dispatched, err: unknown): Promise<boolean> {
     if (run.reason === 'shutdown') return false;
     if (run.reason === 'cancelled') return true;
-    const { repo, queue, notifier, logger } = this.o;
+    const { repo, queue, notifier, logger } = this.options;
     const tts = err instanceof TtsError ? err : new TtsError('INTERNAL_ERROR', undefined, { cause: err });
     // UNAVAILABLE without a catalogue code is the transport failing: the node process is gone.
     const lost = run.reason === 'node_lost' || tts.code === 'TTS_NO_NODE_AVAILABLE';
@@ -476,7 +477,7 @@ export class Dispatcher {
       const next = await repo.retryOrFail(job.jobId, run.attempt, code, message);
       if (next?.state === 'retrying') {
         await queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
-        this.queued();
+        this.noteQueued();
       } else {
         this.excluded.delete(job.jobId);
       }
@@ -492,18 +493,18 @@ export class Dispatcher {
   private async sweepOrphans(): Promise<void> {
     if (this.stopped) return;
     try {
-      for (const orphan of await this.o.repo.listRunning(this.o.leaseMs / 1000)) {
+      for (const orphan of await this.options.repo.listRunning(this.options.leaseMs / 1000)) {
         if (this.running.has(orphan.jobId)) continue;
-        const next = await this.o.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', 'The outcome of the attempt was lost.');
+        const next = await this.options.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', 'The outcome of the attempt was lost.');
         if (next?.state === 'retrying') {
-          await this.o.queue.add(encodeQueuedJob({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }), next.priority);
-          this.queued();
+          await this.options.queue.add(encodeQueuedJob({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }), next.priority);
+          this.noteQueued();
         }
-        this.o.notifier.notify(orphan.jobId);
+        this.options.notifier.notify(orphan.jobId);
       }
       this.kick();
     } catch (err) {
-      this.o.logger.warn('orphan sweep failed', { err });
+      this.options.logger.warn('orphan sweep failed', { err });
     }
   }
 
@@ -511,9 +512,9 @@ export class Dispatcher {
   private watchdog(): void {
     for (const run of this.running.values()) {
       if (run.attempt === 0 || run.reason !== undefined) continue;
-      const entry = this.o.membership.get(run.nodeId);
-      if (entry && this.o.membership.healthy(entry)) continue;
-      this.o.logger.warn('node lost with a running job', { job_id: run.jobId, node_id: run.nodeId });
+      const entry = this.options.membership.get(run.nodeId);
+      if (entry && this.options.membership.healthy(entry)) continue;
+      this.options.logger.warn('node lost with a running job', { job_id: run.jobId, node_id: run.nodeId });
       run.reason = 'node_lost';
       run.controller.abort();
     }
@@ -523,13 +524,13 @@ export class Dispatcher {
   private async renewLeases(): Promise<void> {
     if (this.stopped) return;
     try {
-      const mine = [...this.held.map((h) => h.entry), ...[...this.running.values()].flatMap((r) => (r.entry ? [r.entry] : []))];
-      await this.o.queue.touch(this.o.consumer, mine);
-      const stale = await this.o.queue.claimStale(this.o.consumer, this.o.leaseMs, 100);
+      const leased = [...this.held.map((h) => h.entry), ...[...this.running.values()].flatMap((r) => (r.entry ? [r.entry] : []))];
+      await this.options.queue.touch(this.options.consumer, leased);
+      const stale = await this.options.queue.claimStale(this.options.consumer, this.options.leaseMs, 100);
       for (const entry of stale) this.accept(entry, true);
       if (stale.length > 0) this.kick();
     } catch (err) {
-      this.o.logger.warn('queue lease renewal failed', { err });
+      this.options.logger.warn('queue lease renewal failed', { err });
     }
   }
 }

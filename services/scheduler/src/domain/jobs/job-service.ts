@@ -136,7 +136,7 @@ export class JobService {
     if (started) return started;
     const job = await store.repo.insert(newJob);
     await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
-    store.dispatcher.queued();
+    store.dispatcher.noteQueued();
     store.dispatcher.kick();
     return job;
   }
