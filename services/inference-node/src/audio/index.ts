@@ -4,19 +4,8 @@
  * types, sample rates) come from `@tts/common/audio`. The node imports audio code through this module.
  */
 export { type PcmAudio, durationSec, int16ToFloat, floatToInt16, encodePcm16le, decodePcm16le, encodeFloat32le, decodeFloat32le } from './pcm.js';
-export {
-  type AudioFormat,
-  AUDIO_FORMATS,
-  MIN_SAMPLE_RATE,
-  MAX_SAMPLE_RATE,
-  PCM_DEFAULT_SAMPLE_RATE,
-  contentTypeOf,
-  isAudioFormat,
-  parseAudioFormat,
-  isSampleRateSupported,
-  nearestSupportedRate,
-  outputSampleRate,
-} from '@tts/common/audio';
+/** Format facts (names, MIME types, sample rates), shared by every process. */
+export * from '@tts/common/audio';
 export { type DecodedWav, WAV_HEADER_BYTES, encodeWav, wavHeader, decodeWav } from './wav.js';
 export { type Resampler, resample, createResampler } from './resample.js';
 export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
