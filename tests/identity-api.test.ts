@@ -11,8 +11,29 @@ import { postJson, startPlatform, waitFor, type TestPlatform } from './support/p
 
 const logLines: string[] = [];
 
+/** 4 s of a 220 Hz tone, 16 kHz mono 16-bit WAV: a decodable upload. */
+function toneWav(): Buffer {
+  const rate = 16_000;
+  const samples = rate * 4;
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / rate)), 44 + i * 2);
+  return wav;
+}
+
 /** A minimal valid request per operation and the status it answers when allowed. */
-const SAMPLES: Record<string, { method: string; path: string; body?: unknown; form?: Record<string, string>; ok: number }> = {
+const SAMPLES: Record<string, { method: string; path: string; body?: unknown; form?: Record<string, string>; files?: Record<string, 'tone.wav'>; ok: number }> = {
   ttsSynthesize: { method: 'POST', path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' }, ok: 200 },
   createSpeech: { method: 'POST', path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' }, ok: 200 },
   listModels: { method: 'GET', path: '/v1/models', ok: 200 },
@@ -54,6 +75,11 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   getWebJobAudio: { method: 'GET', path: '/api/web/jobs/WEBJOBID/audio?token=WEBTOKEN', ok: 200 },
   getWebConfig: { method: 'GET', path: '/api/web/config', ok: 200 },
   getWebSystemStatus: { method: 'GET', path: '/api/web/system/status', ok: 200 },
+  validateReference: { method: 'POST', path: '/api/reference/validate', files: { ref_audio: 'tone.wav' }, ok: 200 },
+  transcribeReference: { method: 'POST', path: '/api/reference/transcribe', files: { ref_audio: 'tone.wav' }, ok: 200 },
+  listReferences: { method: 'GET', path: '/api/reference/clips', ok: 200 },
+  getReference: { method: 'GET', path: '/api/reference/clips/REFID', ok: 200 },
+  deleteReference: { method: 'DELETE', path: '/api/reference/clips/REFID', ok: 200 },
 };
 
 type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'admin_key' | 'wrong_admin_key';
@@ -115,15 +141,22 @@ describe('identity', () => {
       const w = (await (await fetch(`${p.url}/api/web/jobs/${web.job_id}?token=${encodeURIComponent(web.job_token)}`)).json()) as { status: string };
       return a.status === 'completed' && w.status === 'completed';
     }, 20_000, 'matrix jobs to complete');
-    const fill = (path: string): string => path.replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
+    // A stored reference clip of the valid key, for the reference operations.
+    const refForm = new FormData();
+    refForm.append('ref_audio', new Blob([toneWav()]), 'tone.wav');
+    const ref = (await (await fetch(`${p.url}/api/reference/validate`, { method: 'POST', headers: { 'x-api-key': p.apiKey }, body: refForm })).json()) as { reference_id: string };
+    const fill = (path: string): string => path.replace('REFID', ref.reference_id).replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
     const failures: string[] = [];
     for (const op of ops) {
       const sample = SAMPLES[op.operationId]!;
       for (const c of CREDENTIALS) {
         const path = fill(sample.path.replace('KEYID', spareKeyId));
         const headers: Record<string, string> = { ...headersFor(c) };
-        let body: string | undefined;
-        if (sample.body !== undefined) {
+        let body: string | FormData | undefined;
+        if (sample.files !== undefined) {
+          body = new FormData();
+          for (const [field, name] of Object.entries(sample.files)) body.append(field, new Blob([toneWav()]), name);
+        } else if (sample.body !== undefined) {
           headers['content-type'] = 'application/json';
           body = JSON.stringify(sample.body);
         } else if (sample.form !== undefined) {

@@ -8,6 +8,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { accessControl, accessPolicyOf } from './middleware/access.js';
 import { errorMiddleware, notFound } from './middleware/errors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
+import { multipartUploads } from './middleware/uploads.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { RouteMatcher } from './slo/routes.js';
 import { operationsOf } from './domain/openapi-document.js';
@@ -61,6 +62,7 @@ export function createApp(deps: FacadeDeps): Express {
   app.use(requestId());
   app.use(requestTelemetry({ routes: new RouteMatcher(deps.openapi), recordSli: (sli) => deps.slo.record(sli) }));
   registerAccessControl(app, deps);
+  app.use(multipartUploads({ maxFileBytes: deps.config.maxUploadBytes, tmpDir: deps.config.uploadTmpDir }));
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));
   app.use(express.urlencoded({ limit: '64kb', extended: false }));
   app.use(
@@ -74,6 +76,8 @@ export function createApp(deps: FacadeDeps): Express {
       // Credentials are checked by middleware/access.ts from the same security requirements.
       validateSecurity: false,
       ignoreUndocumented: false,
+      // multipart bodies are parsed by middleware/uploads.ts (size cap while streaming, files on disk).
+      fileUploader: false,
     }),
   );
   registerOperations(app, deps);

@@ -1,7 +1,9 @@
 /**
  * Facade configuration, read once from the environment and frozen.
  */
-import { envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
@@ -75,6 +77,16 @@ export interface FacadeConfig {
    * database's only writer (TTS_IDENTITY_CACHE_MS)
    */
   readonly identityCacheMs: number | undefined;
+  /** Largest uploaded file (reference audio, watermark detection), bytes; the nodes' TTS_MAX_UPLOAD_BYTES should match. @default 26214400 (TTS_MAX_UPLOAD_BYTES) */
+  readonly maxUploadBytes: number;
+  /** Folder of uploads' temporary files (each removed when its response ends). @default "<os tmpdir>/tts-uploads" (TTS_UPLOAD_TMP_DIR) */
+  readonly uploadTmpDir: string;
+  /** Deadline of one analysis call (reference validation, transcription, detection), ms. @default 120000 (TTS_ANALYSIS_TIMEOUT_MS) */
+  readonly analysisTimeoutMs: number;
+  /** How long a stored reference clip is kept after its upload, hours. @default 24 (TTS_REFERENCE_RETENTION_HOURS) */
+  readonly referenceRetentionHours: number;
+  /** Longest clip stored for reuse by its reference_id, seconds (longer clips are validated, not stored). @default 30 (TTS_REFERENCE_MAX_STORED_SEC) */
+  readonly referenceMaxStoredSec: number;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -110,6 +122,11 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),
     cleanupIntervalMinutes: envInt(env, 'TTS_CLEANUP_INTERVAL_MIN', 60, { min: 0, max: 7 * 24 * 60 }),
     meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 200, { min: 1, max: 60_000 }),
+    maxUploadBytes: envInt(env, 'TTS_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, { min: 1024, max: 1024 * 1024 * 1024 }),
+    uploadTmpDir: path.resolve(envString(env, 'TTS_UPLOAD_TMP_DIR', path.join(tmpdir(), 'tts-uploads'))),
+    analysisTimeoutMs: envInt(env, 'TTS_ANALYSIS_TIMEOUT_MS', 120_000, { min: 1000, max: 3_600_000 }),
+    referenceRetentionHours: envInt(env, 'TTS_REFERENCE_RETENTION_HOURS', 24, { min: 1, max: 24 * 365 }),
+    referenceMaxStoredSec: envInt(env, 'TTS_REFERENCE_MAX_STORED_SEC', 30, { min: 10, max: 600 }),
     identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
   });
 }

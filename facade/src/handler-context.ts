@@ -18,6 +18,8 @@ import type { SynthesisGateway } from './domain/synthesis.js';
 import type { CleanupService } from './domain/cleanup.js';
 import type { LogStreamHub } from './domain/log-stream.js';
 import type { SloService } from './slo/service.js';
+import type { AnalysisGateway } from './domain/audio-analysis.js';
+import type { ReferenceService } from './domain/references.js';
 import type { components, operations } from './generated/openapi.js';
 
 /** An operationId of the OpenAPI document. */
@@ -59,6 +61,10 @@ export interface FacadeDeps {
   readonly cleanup: CleanupService;
   /** Open GET /api/logs/stream responses (ended at shutdown). */
   readonly logStreams: LogStreamHub;
+  /** Audio analysis on the inference nodes (reference clips, transcription, watermark detection). */
+  readonly analysis: AnalysisGateway;
+  /** Reference clips: validation, transcription, the owner's stored clips. */
+  readonly references: ReferenceService;
 }
 
 /** One request of operation `Id` as its handler sees it. */

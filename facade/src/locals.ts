@@ -4,6 +4,7 @@
  */
 import type { RateLimitDecision } from '@tts/common/kv';
 import type { Caller } from './middleware/access.js';
+import type { UploadedFile } from './middleware/uploads.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals through this namespace
@@ -21,6 +22,8 @@ declare global {
       caller?: Caller;
       /** The rate-limit decision of a credentialed call. */
       rateLimit?: RateLimitDecision;
+      /** Files of a multipart request, on disk until the response ends (middleware/uploads.ts). */
+      uploads?: readonly UploadedFile[];
     }
   }
 }

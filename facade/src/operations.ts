@@ -5,6 +5,11 @@
  */
 import type { OperationHandler, OperationId } from './handler-context.js';
 import { submitJob } from './handlers/submitJob.js';
+import { validateReference } from './handlers/validateReference.js';
+import { transcribeReference } from './handlers/transcribeReference.js';
+import { listReferences } from './handlers/listReferences.js';
+import { getReference } from './handlers/getReference.js';
+import { deleteReference } from './handlers/deleteReference.js';
 import { getJob } from './handlers/getJob.js';
 import { getJobAudio } from './handlers/getJobAudio.js';
 import { submitWebJob } from './handlers/submitWebJob.js';
@@ -81,6 +86,11 @@ export const OPERATIONS = {
   submitJob,
   getJob,
   getJobAudio,
+  validateReference,
+  transcribeReference,
+  listReferences,
+  getReference,
+  deleteReference,
   submitWebJob,
   listWebJobs,
   getWebJob,

@@ -11,7 +11,9 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
-import { SecretRepository, SloRepository } from './data/index.js';
+import { ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { AnalysisGateway } from './domain/audio-analysis.js';
+import { ReferenceService } from './domain/references.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
@@ -47,6 +49,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
   const cluster = new ClusterView(router, undefined, logger);
   const access = await openAccessServices(config, logger);
+  const analysis = new AnalysisGateway({ router, timeoutMs: config.analysisTimeoutMs });
   const deps: FacadeDeps = {
     config,
     gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
@@ -60,11 +63,14 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),
     cleanup: new CleanupService(
-      { dataDir: config.dataDir, artifactRetentionHours: config.artifactRetentionHours, sloRetentionDays: config.sloRetentionDays, intervalMinutes: config.cleanupIntervalMinutes },
+      { dataDir: config.dataDir, artifactRetentionHours: config.artifactRetentionHours, sloRetentionDays: config.sloRetentionDays, referenceRetentionHours: config.referenceRetentionHours, intervalMinutes: config.cleanupIntervalMinutes },
       new SloRepository(access.database),
+      new ReferenceRepository(access.database),
       logger,
     ),
     logStreams: new LogStreamHub(),
+    analysis,
+    references: new ReferenceService(new ReferenceRepository(access.database), analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
   };
   let server: Server;
   try {

@@ -76,6 +76,7 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
       heartbeatMs: 200,
       festivalProcesses: 1,
       fliteWorkers: 2,
+      dataDir,
       ...options.node,
       ...extra,
     });

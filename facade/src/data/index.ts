@@ -38,5 +38,6 @@ export {
   type JobRequesterKind,
 } from './audits.js';
 export { SecretRepository } from './secrets.js';
+export { ReferenceRepository, type NewReference, type ReferenceRecord } from './references.js';
 export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';

@@ -6,6 +6,7 @@
 import type { AudioEvent } from '@tts/proto/synthesis';
 import { callUnary, synthesizerClient } from '@tts/common';
 import type { ClusterView } from './cluster.js';
+import { round } from './round.js';
 
 /** Events asked of each node, and the most returned in all. */
 export const AUDIO_LOG_LIMITS = { perNode: 200, total: 500 } as const;
@@ -34,7 +35,6 @@ export async function collectAudioLogs(cluster: ClusterView, limits = AUDIO_LOG_
   return { events, nodes: answers.map((a) => ({ nodeId: a.nodeId, reachable: a.reachable, events: a.events.length })) };
 }
 
-const round = (v: number, digits = 3): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
 /** GET /api/debug/audio-logs body. */
 export function audioLogsView(logs: AudioLogs): Record<string, unknown> {
@@ -59,10 +59,10 @@ export function audioLogsView(logs: AudioLogs): Record<string, unknown> {
       compute_seconds: round(e.computeSeconds, 4),
       real_time_factor: round(e.realTimeFactor, 5),
       batch_size: e.batchSize,
-      queue_ms: round(e.queueMs),
-      time_to_first_audio_ms: round(e.timeToFirstAudioMs),
-      encode_ms: round(e.encodeMs),
-      total_ms: round(e.totalMs),
+      queue_ms: round(e.queueMs, 3),
+      time_to_first_audio_ms: round(e.timeToFirstAudioMs, 3),
+      encode_ms: round(e.encodeMs, 3),
+      total_ms: round(e.totalMs, 3),
     })),
   };
 }

@@ -5,6 +5,7 @@
  *   TTS_ARTIFACT_RETENTION_HOURS (by modification time), and temporary files of writes abandoned
  *   over an hour ago; nothing else in the folder is touched, and links are never followed;
  * - SLI rows older than TTS_SLO_RETENTION_DAYS;
+ * - stored reference clips past their expiry (TTS_REFERENCE_RETENTION_HOURS after the upload);
  * - job records: not deleted here (they live in the scheduler's job store; see `JOB_RECORDS_NOTE`);
  * - logs: not stored by the platform (stdout, kept by the log collector; a bounded ring in memory);
  * - usage events and audit records: kept, append-only by design (billing and compliance).
@@ -12,7 +13,7 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { SloRepository } from '../data/index.js';
+import type { ReferenceRepository, SloRepository } from '../data/index.js';
 import type { Logger } from '@tts/common';
 
 /** Retention settings. */
@@ -22,13 +23,15 @@ export interface CleanupPolicy {
   /** 0 = artifacts are never deleted. */
   readonly artifactRetentionHours: number;
   readonly sloRetentionDays: number;
+  /** Lifetime of a stored reference clip (each row carries its own expiry). */
+  readonly referenceRetentionHours: number;
   /** 0 = no automatic runs. */
   readonly intervalMinutes: number;
 }
 
 /** One kind of data and how it is retained. */
 export interface RetentionItem {
-  readonly name: 'audio_artifacts' | 'slo_requests' | 'job_records' | 'logs' | 'usage_events' | 'audit_records';
+  readonly name: 'audio_artifacts' | 'slo_requests' | 'reference_audio' | 'job_records' | 'logs' | 'usage_events' | 'audit_records';
   /** True when the cleanup deletes it past `retentionSeconds`. */
   readonly managed: boolean;
   /** Age after which it is deleted; null when it is not deleted here. */
@@ -75,6 +78,7 @@ export class CleanupService {
   constructor(
     readonly policy: CleanupPolicy,
     private readonly slo: SloRepository,
+    private readonly references: ReferenceRepository,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
   ) {}
@@ -106,6 +110,7 @@ export class CleanupService {
           : 'Kept forever (TTS_ARTIFACT_RETENTION_HOURS=0).',
       },
       { name: 'slo_requests', managed: true, retentionSeconds: p.sloRetentionDays * 86_400, location: 'database table slo_requests', note: 'One SLI row per answered request.' },
+      { name: 'reference_audio', managed: true, retentionSeconds: p.referenceRetentionHours * 3600, location: 'database table reference_audio', note: 'Reference clips stored by POST /api/reference/validate; each expires this long after its upload (expired clips are never served, and are deleted here).' },
       { name: 'job_records', managed: false, retentionSeconds: null, location: null, note: JOB_RECORDS_NOTE },
       { name: 'logs', managed: false, retentionSeconds: null, location: null, note: LOGS_NOTE },
       { name: 'usage_events', managed: false, retentionSeconds: null, location: 'database table usage_events', note: USAGE_NOTE },
@@ -144,7 +149,7 @@ export class CleanupService {
   private async execute(trigger: CleanupReport['trigger']): Promise<CleanupReport> {
     const startedAt = this.clock();
     const started = performance.now();
-    const items: CleanupItemResult[] = [await this.artifacts(startedAt), await this.sliRows(startedAt)];
+    const items: CleanupItemResult[] = [await this.artifacts(startedAt), await this.sliRows(startedAt), await this.referenceClips(startedAt)];
     items.push(
       { name: 'job_records', status: 'not_configured', removed: 0, bytesFreed: 0, note: JOB_RECORDS_NOTE },
       { name: 'logs', status: 'not_stored', removed: 0, bytesFreed: 0, note: LOGS_NOTE },
@@ -155,6 +160,16 @@ export class CleanupService {
     this.last = report;
     this.logger.info('cleanup done', { trigger, ...Object.fromEntries(items.filter((i) => i.status === 'ok' || i.status === 'failed').map((i) => [i.name, i.status === 'ok' ? i.removed : 'failed'])) });
     return report;
+  }
+
+  private async referenceClips(now: Date): Promise<CleanupItemResult> {
+    try {
+      const removed = await this.references.deleteExpired(now);
+      return { name: 'reference_audio', status: 'ok', removed, bytesFreed: 0, note: 'Reference clips past their expiry.' };
+    } catch (err) {
+      this.logger.error('reference clip cleanup failed', { err });
+      return { name: 'reference_audio', status: 'failed', removed: 0, bytesFreed: 0, note: 'The reference clips could not be deleted; see the log.' };
+    }
   }
 
   private async artifacts(now: Date): Promise<CleanupItemResult> {

@@ -1,6 +1,6 @@
 import type { NodeStatusReport } from '@tts/proto/synthesis';
 import { AUDIO_FORMATS } from '@tts/common/audio';
-import { OPENAI_MAX_INPUT_CHARS, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
+import { OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
 import { voiceJson } from '../domain/views.js';
 import type { OperationHandler } from '../handler-context.js';
 
@@ -64,6 +64,7 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
       ssml: false,
       voice_cloning: false,
       async_jobs: schedulerReachable,
+      reference_audio: true,
       batching: details.some((d) => d.batching),
     },
     limits: {
@@ -75,6 +76,9 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
       sample_rate_max: SAMPLE_RATE_RANGE.max,
       request_timeout_ms: deps.config.requestTimeoutMs,
       max_body_bytes: deps.config.maxBodyBytes,
+      max_upload_bytes: deps.config.maxUploadBytes,
+      reference_min_sec: REFERENCE_GUIDELINE.minSec,
+      reference_max_sec: REFERENCE_GUIDELINE.maxSec,
     },
   });
 };

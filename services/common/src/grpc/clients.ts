@@ -2,11 +2,12 @@
  * gRPC clients of the platform's services, cached per address so every process keeps one HTTP/2
  * connection per peer.
  */
-import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import { fromServiceError } from './errors.js';
 import { clientTelemetryInterceptor } from '../telemetry/grpc.js';
 import { SynthesizerClient } from '@tts/proto/synthesis';
 import { SchedulerClient } from '@tts/proto/scheduler';
+import { AudioAnalyzerClient, type AudioUpload, type UploadHeader } from '@tts/proto/analysis';
 
 const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -22,33 +23,41 @@ const CLIENT_OPTIONS = { ...CHANNEL_OPTIONS, interceptors: [clientTelemetryInter
 
 const synthesizers = new Map<string, SynthesizerClient>();
 const schedulers = new Map<string, SchedulerClient>();
+const analyzers = new Map<string, AudioAnalyzerClient>();
 
-/** The Synthesizer client for a node address (host:port), created once. */
-export function synthesizerClient(address: string): SynthesizerClient {
-  let c = synthesizers.get(address);
+/** The client in `cache` for `address`, created by `create` the first time. */
+function cached<C>(cache: Map<string, C>, address: string, create: (address: string) => C): C {
+  let c = cache.get(address);
   if (!c) {
-    c = new SynthesizerClient(address, credentials.createInsecure(), CLIENT_OPTIONS);
-    synthesizers.set(address, c);
+    c = create(address);
+    cache.set(address, c);
   }
   return c;
 }
 
+/** The Synthesizer client for a node address (host:port), created once. */
+export function synthesizerClient(address: string): SynthesizerClient {
+  return cached(synthesizers, address, (a) => new SynthesizerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
+}
+
 /** The Scheduler client for an address, created once. */
 export function schedulerClient(address: string): SchedulerClient {
-  let c = schedulers.get(address);
-  if (!c) {
-    c = new SchedulerClient(address, credentials.createInsecure(), CLIENT_OPTIONS);
-    schedulers.set(address, c);
-  }
-  return c;
+  return cached(schedulers, address, (a) => new SchedulerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
+}
+
+/** The AudioAnalyzer client for a node address, created once. */
+export function audioAnalyzerClient(address: string): AudioAnalyzerClient {
+  return cached(analyzers, address, (a) => new AudioAnalyzerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
 }
 
 /** Closes and forgets every cached client (shutdown and tests). */
 export function closeAllClients(): void {
   for (const c of synthesizers.values()) c.close();
   for (const c of schedulers.values()) c.close();
+  for (const c of analyzers.values()) c.close();
   synthesizers.clear();
   schedulers.clear();
+  analyzers.clear();
 }
 
 /** Deadline `ms` from now, for a call's options. */
@@ -84,5 +93,53 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
     const onAbort = (): void => call.cancel();
     if (options.signal?.aborted) call.cancel();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+type UploadMethod<Res> = (
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientWritableStream<AudioUpload>;
+
+/** Bytes of one upload message. */
+const UPLOAD_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Calls a client-streaming upload method (tts.v1.AudioUpload): the header, then `data` in chunks
+ * of at most 64 KiB, honouring the stream's back-pressure. gRPC errors reject as TtsError.
+ */
+export function callUpload<Res>(method: UploadMethod<Res>, header: UploadHeader, data: AsyncIterable<Uint8Array>, options: UnaryCallOptions = {}): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    const callOptions: Partial<CallOptions> = options.timeoutMs === undefined ? {} : { deadline: deadlineIn(options.timeoutMs) };
+    let settled = false;
+    const call = method(options.metadata ?? new Metadata(), callOptions, (err, res) => {
+      settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      if (err) reject(fromServiceError(err));
+      else resolve(res);
+    });
+    const onAbort = (): void => call.cancel();
+    if (options.signal?.aborted) call.cancel();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const send = async (message: AudioUpload): Promise<void> => {
+      if (!call.write(message)) await new Promise<void>((r) => call.once('drain', () => r()));
+    };
+    void (async () => {
+      try {
+        await send({ part: { $case: 'header', value: header } });
+        for await (const chunk of data) {
+          for (let at = 0; at < chunk.length && !settled; at += UPLOAD_CHUNK_BYTES) {
+            const piece = chunk.subarray(at, at + UPLOAD_CHUNK_BYTES);
+            await send({ part: { $case: 'data', value: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength) } });
+          }
+          if (settled) break; // the server answered early (e.g. refused the size)
+        }
+        call.end();
+      } catch (err) {
+        call.cancel();
+        if (!settled) reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    })();
   });
 }

@@ -21,3 +21,16 @@ export {
   type InstallProgress,
   type ModelManagerOptions,
 } from './model-manager.js';
+export {
+  ANALYSIS_MODELS,
+  AnalysisModelInstaller,
+  DEFAULT_NPM_REGISTRY,
+  npmTarballUrl,
+  sha256File,
+  type AnalysisInstallerOptions,
+  type AnalysisInstallProgress,
+  type AnalysisInstallRecord,
+  type AnalysisModel,
+  type InstalledAnalysisModel,
+} from './analysis-models.js';
+export { extractTarGz, type ExtractedFile } from './tar.js';

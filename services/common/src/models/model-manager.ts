@@ -92,7 +92,8 @@ function fileName(file: CatalogueFile): string {
   return file.path.split('/').pop()!;
 }
 
-async function exists(file: string): Promise<boolean> {
+/** True when `file` exists. */
+export async function exists(file: string): Promise<boolean> {
   try {
     await access(file);
     return true;

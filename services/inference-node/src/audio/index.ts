@@ -11,4 +11,4 @@ export { type Resampler, resample, createResampler } from './resample.js';
 export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { type AudioEncoder, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
-export { type AudioProbe, decodeWithFfmpeg, probeAudio } from './probe.js';
+export { type AudioProbe, type AudioSource, decodeWithFfmpeg, probeAudio } from './probe.js';

@@ -5,6 +5,16 @@ import type { PcmAudio } from './pcm.js';
 import { resample } from './resample.js';
 import { decodeWav } from './wav.js';
 
+/**
+ * Audio to read: bytes (piped to the process) or a file. A file is needed for containers whose
+ * index may follow the data (MP4/M4A without "faststart"), which a pipe cannot seek back to.
+ */
+export type AudioSource = Uint8Array | { readonly path: string };
+
+const EMPTY = new Uint8Array(0);
+const inputOf = (source: AudioSource): string => (source instanceof Uint8Array ? 'pipe:0' : `file:${source.path}`);
+const stdinOf = (source: AudioSource): Uint8Array => (source instanceof Uint8Array ? source : EMPTY);
+
 /** What `probeAudio` reports about the first audio stream. */
 export interface AudioProbe {
   /** ffprobe's container name, e.g. 'mp3', 'ogg', 'aac' (ADTS), 'flac', 'wav'. */
@@ -27,13 +37,14 @@ export interface AudioProbe {
  * native rate, or at `sampleRate` through this module's resampler. Throws TtsError AUDIO_DECODE_FAILED when
  * ffmpeg cannot decode it (ffmpeg's stderr in `cause`).
  */
-export async function decodeWithFfmpeg(bytes: Uint8Array, options: { sampleRate?: number; signal?: AbortSignal } = {}): Promise<PcmAudio> {
+export async function decodeWithFfmpeg(source: AudioSource, options: { sampleRate?: number; maxSeconds?: number; signal?: AbortSignal } = {}): Promise<PcmAudio> {
   // All channels as float WAV; decodeWav mixes down to their mean, like for WAV input (ffmpeg's own
   // `-ac 1` would sum stereo at -3 dB each, which is louder than the mean and may exceed 1).
-  const args = [...FFMPEG_QUIET, '-i', 'pipe:0', '-map', '0:a:0', '-c:a', 'pcm_f32le', '-f', 'wav', 'pipe:1'];
+  const limit = options.maxSeconds === undefined ? [] : ['-t', String(options.maxSeconds)];
+  const args = [...FFMPEG_QUIET, '-i', inputOf(source), '-map', '0:a:0', ...limit, '-c:a', 'pcm_f32le', '-f', 'wav', 'pipe:1'];
   let wav: Buffer;
   try {
-    wav = await runToBuffer(FFMPEG, args, bytes, options.signal);
+    wav = await runToBuffer(FFMPEG, args, stdinOf(source), options.signal);
   } catch (error) {
     if (error instanceof TtsError) throw error;
     throw new TtsError('AUDIO_DECODE_FAILED', undefined, { cause: error });
@@ -48,15 +59,15 @@ export async function decodeWithFfmpeg(bytes: Uint8Array, options: { sampleRate?
  * in seconds (see `AudioProbe.durationSec`). Throws TtsError AUDIO_DECODE_FAILED when ffprobe cannot
  * read it or it has no audio stream.
  */
-export async function probeAudio(bytes: Uint8Array, signal?: AbortSignal): Promise<AudioProbe> {
+export async function probeAudio(source: AudioSource, signal?: AbortSignal): Promise<AudioProbe> {
   const args = [
     '-hide_banner', '-loglevel', 'error', '-select_streams', 'a:0', '-of', 'json',
     '-show_entries', 'format=format_name,duration:stream=codec_name,sample_rate,channels,duration,time_base:packet=pts,duration',
-    '-i', 'pipe:0',
+    '-i', inputOf(source),
   ];
   let json: unknown;
   try {
-    json = JSON.parse((await runToBuffer(FFPROBE, args, bytes, signal)).toString('utf8'));
+    json = JSON.parse((await runToBuffer(FFPROBE, args, stdinOf(source), signal)).toString('utf8'));
   } catch (error) {
     if (error instanceof TtsError) throw error;
     throw new TtsError('AUDIO_DECODE_FAILED', undefined, { cause: error });

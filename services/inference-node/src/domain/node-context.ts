@@ -6,6 +6,7 @@ import type { Logger } from '@tts/common';
 import type { EngineRegistry } from '../engines/registry.js';
 import type { Admission } from './admission.js';
 import type { PipelineDeps } from './pipeline.js';
+import type { AnalysisContext } from '../analysis/context.js';
 
 /** Shared state of one running node. */
 export interface NodeContext {
@@ -15,6 +16,8 @@ export interface NodeContext {
   readonly registry: EngineRegistry;
   readonly admission: Admission;
   readonly deps: PipelineDeps;
+  /** Upload limits and models of the AudioAnalyzer service. */
+  readonly analysis: AnalysisContext;
   readonly logger: Logger;
   readonly startedUnixMs: number;
   state: NodeState;

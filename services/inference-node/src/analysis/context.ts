@@ -1,0 +1,57 @@
+/**
+ * What the AudioAnalyzer handlers share: the upload limits and the analysis models, each loaded
+ * on first use and kept (Silero VAD; the Vosk recognizer and speaker model).
+ */
+import type { Logger } from '@tts/common';
+import type { NodeConfig } from '../config.js';
+import { createSileroVad, type SileroVad } from '../vad/index.js';
+import type { AnalysisModels, SpeechModels } from './reference.js';
+import { loadSpeechModels } from './speech-models.js';
+import { loadWatermarkKeys, type WatermarkKeyring } from './watermark-keys.js';
+
+/** The analysis side of a node. */
+export interface AnalysisContext {
+  readonly models: AnalysisModels;
+  readonly maxUploadBytes: number;
+  readonly tmpDir: string;
+  readonly maxAnalysisSec: number;
+  readonly maxTranscribeSec: number;
+  readonly watermark: WatermarkKeyring;
+  close(): Promise<void>;
+}
+
+/** Builds the analysis context; models load on first use, so a node without them still synthesizes. */
+export async function createAnalysisContext(config: NodeConfig, logger: Logger, shared: { vad?: SileroVad }): Promise<AnalysisContext> {
+  let vad: Promise<SileroVad | undefined> | undefined;
+  let speech: Promise<SpeechModels | undefined> | undefined;
+  const ownVad = shared.vad === undefined;
+  const models: AnalysisModels = {
+    vad(): Promise<SileroVad | undefined> {
+      vad ??= shared.vad !== undefined
+        ? Promise.resolve(shared.vad)
+        : config.vadModel === undefined
+          ? Promise.resolve(undefined)
+          : createSileroVad(config.vadModel).catch((err: unknown) => {
+            logger.warn('analysis VAD could not load', { model: config.vadModel, err });
+            return undefined;
+          });
+      return vad;
+    },
+    speech(): Promise<SpeechModels | undefined> {
+      speech ??= loadSpeechModels(config, logger);
+      return speech;
+    },
+  };
+  return {
+    models,
+    maxUploadBytes: config.maxUploadBytes,
+    tmpDir: config.uploadTmpDir,
+    maxAnalysisSec: config.maxAnalysisSec,
+    maxTranscribeSec: config.maxTranscribeSec,
+    watermark: await loadWatermarkKeys(config, logger),
+    async close() {
+      if (ownVad) await (await vad)?.close();
+      await (await speech)?.close?.();
+    },
+  };
+}

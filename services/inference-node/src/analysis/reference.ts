@@ -1,0 +1,215 @@
+/**
+ * Reference-clip analysis for voice cloning: what the container says, the guideline checks
+ * (3-10 s, mono, >= 16 kHz), quality warnings with stable codes, and the features cloning uses
+ * (speaker vector, pitch, speaking rate). Long clips are measured over their first
+ * `maxAnalysisSec` seconds; their duration still comes from the whole file.
+ */
+import { REFERENCE_GUIDELINE, TtsError } from '@tts/common';
+import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
+import { decodeWithFfmpeg, probeAudio, resample, type PcmAudio } from '../audio/index.js';
+import type { SileroVad, SpeechSegment } from '../vad/index.js';
+import { measureLevels, measurePitch, type LevelFacts } from './measure.js';
+import { suffixOf, type ReceivedUpload } from './upload.js';
+
+/** Analysis runs at the VAD's and the recognizer's rate. */
+export const ANALYSIS_RATE = 16_000;
+
+/** What recognition offers the analysis (Vosk on a node; absent when its models are not installed). */
+export interface SpeechModels {
+  readonly asrModelId: string;
+  readonly language: string;
+  transcribe(pcm16k: Float32Array): Promise<Omit<Transcription, 'model' | 'language' | 'durationSec' | 'computeSec'>>;
+  /** x-vector of each window, null where the speaker model is not installed or a window holds too little speech. */
+  speakerVectors(windows: readonly Float32Array[]): Promise<(Float32Array | null)[]>;
+  close?(): Promise<void>;
+}
+
+/** The models analysis uses, loaded on first use. */
+export interface AnalysisModels {
+  vad(): Promise<SileroVad | undefined>;
+  speech(): Promise<SpeechModels | undefined>;
+}
+
+/** Warning thresholds; see the OpenAPI description of ReferenceWarning. */
+export const WARNING_THRESHOLDS = Object.freeze({
+  /** Share of clipped samples above which CLIPPING is raised. */
+  clippedRatio: 0.001,
+  /** Speech level below which TOO_QUIET is raised, dBFS. */
+  quietDbfs: -35,
+  /** Speech ratio below which LOW_SPEECH_RATIO is raised. */
+  speechRatio: 0.5,
+  /** Silence before the first / after the last speech above which LONG_*_SILENCE is raised, s. */
+  edgeSilenceSec: 1,
+  /** SNR estimate below which LOW_SNR is raised, dB. */
+  snrDb: 20,
+  /** Window of the speaker check, s, and the cosine below which two windows are different speakers. */
+  speakerWindowSec: 2,
+  speakerChangeCosine: 0.45,
+} as const);
+
+/** Options of analyzeReference. */
+export interface ReferenceOptions {
+  readonly transcribe: boolean;
+  /** Longest part measured, s. */
+  readonly maxAnalysisSec: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Analyses an uploaded clip. Throws AUDIO_DECODE_FAILED for data that is not audio. */
+export async function analyzeReference(upload: ReceivedUpload, models: AnalysisModels, options: ReferenceOptions): Promise<ReferenceAnalysis> {
+  const started = performance.now();
+  const { facts, native } = await decodeUpload(upload, options.maxAnalysisSec, options.signal);
+  const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
+  const vad = await models.vad();
+  const segments: SpeechSegment[] = vad ? await vad.segments({ samples: pcm, sampleRate: ANALYSIS_RATE }) : [];
+  const levels = measureLevels(pcm, ANALYSIS_RATE, segments, native.samples);
+  const pitch = measurePitch(pcm, ANALYSIS_RATE, segments);
+  const speech = await models.speech();
+  const transcription = speech && options.transcribe ? await transcribeWith(speech, pcm) : undefined;
+  const { vector: speakerVector, speakers } = speech ? await speakerAnalysis(speech, pcm, segments) : { vector: null, speakers: 1 };
+  const speechSec = segments.reduce((sum, s) => sum + (s.endSec - s.startSec), 0);
+  const wordCount = transcription?.words.length ?? 0;
+  const failedChecks = guidelineFailures(facts);
+  return {
+    audio: facts,
+    warnings: [...failedChecks.map((code) => guidelineWarning(code, facts)), ...qualityWarnings(levels, vad !== undefined, speakers, facts)],
+    failedChecks,
+    speechRatio: levels.speechRatio,
+    leadingSilenceSec: levels.leadingSilenceSec,
+    trailingSilenceSec: levels.trailingSilenceSec,
+    peakDbfs: finite(levels.peakDbfs),
+    speechLevelDbfs: finite(levels.speechLevelDbfs),
+    clippedRatio: levels.clippedRatio,
+    snrDb: levels.snrDb,
+    speakersEstimate: speakers,
+    speakerVector: speakerVector ? Array.from(speakerVector) : [],
+    medianF0Hz: pitch.medianHz,
+    f0P10Hz: pitch.p10Hz,
+    f0P90Hz: pitch.p90Hz,
+    wordsPerMinute: speechSec > 0 && wordCount > 0 ? (wordCount / speechSec) * 60 : 0,
+    transcription,
+    analysedSec: pcm.length / ANALYSIS_RATE,
+    computeSec: (performance.now() - started) / 1000,
+  };
+}
+
+/** Transcribes an uploaded clip (its first `maxSec` seconds). Throws ANALYSIS_UNAVAILABLE without a recognizer. */
+export async function transcribeUpload(upload: ReceivedUpload, models: AnalysisModels, maxSec: number, signal?: AbortSignal): Promise<Transcription> {
+  // Bad input is reported as such even where the recognizer is missing.
+  const { native } = await decodeUpload(upload, maxSec, signal);
+  const speech = await models.speech();
+  if (!speech) throw new TtsError('ANALYSIS_UNAVAILABLE', 'No speech recognition model is installed on this node.');
+  const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
+  return transcribeWith(speech, pcm);
+}
+
+async function transcribeWith(speech: SpeechModels, pcm: Float32Array): Promise<Transcription> {
+  const started = performance.now();
+  const result = await speech.transcribe(pcm);
+  return { ...result, model: speech.asrModelId, language: speech.language, durationSec: pcm.length / ANALYSIS_RATE, computeSec: (performance.now() - started) / 1000 };
+}
+
+/** Probes and decodes an upload (mono mix at its native rate, at most `maxSec` seconds). */
+export async function decodeUpload(upload: ReceivedUpload, maxSec: number, signal?: AbortSignal): Promise<{ facts: AudioFacts; native: PcmAudio }> {
+  const source = { path: upload.file };
+  const probe = await probeAudio(source, signal);
+  const native = await decodeWithFfmpeg(source, { maxSeconds: maxSec, ...(signal ? { signal } : {}) });
+  const facts: AudioFacts = {
+    suffix: suffixOf(upload.header.filename) || `.${probe.formatName.split(',')[0] ?? 'bin'}`,
+    container: probe.formatName,
+    codec: probe.codec,
+    sampleRate: probe.sampleRate,
+    channels: probe.channels,
+    durationSec: probe.durationSec > 0 ? probe.durationSec : native.samples.length / native.sampleRate,
+  };
+  return { facts, native };
+}
+
+function guidelineFailures(facts: AudioFacts): string[] {
+  const failed: string[] = [];
+  if (facts.durationSec < REFERENCE_GUIDELINE.minSec) failed.push('TOO_SHORT');
+  if (facts.durationSec > REFERENCE_GUIDELINE.maxSec) failed.push('TOO_LONG');
+  if (facts.channels !== REFERENCE_GUIDELINE.channels) failed.push('NOT_MONO');
+  if (facts.sampleRate < REFERENCE_GUIDELINE.minSampleRate) failed.push('LOW_SAMPLE_RATE');
+  return failed;
+}
+
+function guidelineWarning(code: string, facts: AudioFacts): AnalysisWarning {
+  const d = facts.durationSec.toFixed(2);
+  switch (code) {
+    case 'TOO_SHORT':
+      return { code, message: `The clip lasts ${d} s; a reference needs at least ${REFERENCE_GUIDELINE.minSec} s of speech.` };
+    case 'TOO_LONG':
+      return { code, message: `The clip lasts ${d} s; a reference is at most ${REFERENCE_GUIDELINE.maxSec} s (cut it to its best part).` };
+    case 'NOT_MONO':
+      return { code: 'STEREO', message: `The clip has ${facts.channels} channels; a reference is mono (its channels were mixed for the analysis).` };
+    default:
+      return { code, message: `The clip is sampled at ${facts.sampleRate} Hz; a reference needs at least ${REFERENCE_GUIDELINE.minSampleRate} Hz.` };
+  }
+}
+
+function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number, _facts: AudioFacts): AnalysisWarning[] {
+  const t = WARNING_THRESHOLDS;
+  const out: AnalysisWarning[] = [];
+  if (levels.clippedRatio > t.clippedRatio) out.push({ code: 'CLIPPING', message: `${(levels.clippedRatio * 100).toFixed(2)} % of the samples are at full scale; record at a lower gain.` });
+  if (levels.speechLevelDbfs < t.quietDbfs) out.push({ code: 'TOO_QUIET', message: `The speech level is ${fmtDb(levels.speechLevelDbfs)} dBFS (below ${t.quietDbfs}); record closer to the microphone or at a higher gain.` });
+  if (hasVad) {
+    if (levels.speechRatio < t.speechRatio) out.push({ code: 'LOW_SPEECH_RATIO', message: `Only ${(levels.speechRatio * 100).toFixed(0)} % of the clip is speech; trim silence, music and noise.` });
+    if (levels.speechRatio > 0 && levels.leadingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_LEADING_SILENCE', message: `Speech starts after ${levels.leadingSilenceSec.toFixed(1)} s; trim the start.` });
+    if (levels.speechRatio > 0 && levels.trailingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_TRAILING_SILENCE', message: `${levels.trailingSilenceSec.toFixed(1)} s of silence follow the speech; trim the end.` });
+    if (levels.speechRatio > 0 && levels.snrDb < t.snrDb) out.push({ code: 'LOW_SNR', message: `The speech is about ${levels.snrDb.toFixed(0)} dB above the background noise (below ${t.snrDb} dB); record in a quieter place.` });
+  }
+  if (speakers > 1) out.push({ code: 'MULTIPLE_SPEAKERS', message: 'The clip seems to hold more than one voice; a reference should hold one speaker only.' });
+  return out;
+}
+
+/**
+ * Speaker vectors of the speech in windows of `speakerWindowSec` (a shorter speech segment of at
+ * least 1 s is one window): the clip's vector is their normalized mean, and the speaker estimate
+ * is 2 when two windows are further apart than one speaker's windows are (cosine below
+ * `speakerChangeCosine`). Each window is decoded once.
+ */
+async function speakerAnalysis(speech: SpeechModels, pcm: Float32Array, segments: readonly SpeechSegment[]): Promise<{ vector: Float32Array | null; speakers: number }> {
+  const window = Math.round(WARNING_THRESHOLDS.speakerWindowSec * ANALYSIS_RATE);
+  const windows: Float32Array[] = [];
+  for (const s of segments) {
+    const start = Math.floor(s.startSec * ANALYSIS_RATE);
+    const end = Math.min(pcm.length, Math.ceil(s.endSec * ANALYSIS_RATE));
+    if (end - start < ANALYSIS_RATE) continue;
+    if (end - start < window) windows.push(pcm.subarray(start, end));
+    for (let at = start; at + window <= end; at += window) windows.push(pcm.subarray(at, at + window));
+  }
+  const vectors = (await speech.speakerVectors(windows)).filter((v): v is Float32Array => v !== null);
+  if (vectors.length === 0) return { vector: null, speakers: 1 };
+  let speakers = 1;
+  for (let i = 0; i < vectors.length && speakers === 1; i++) {
+    for (let j = i + 1; j < vectors.length; j++) {
+      if (cosine(vectors[i]!, vectors[j]!) < WARNING_THRESHOLDS.speakerChangeCosine) {
+        speakers = 2;
+        break;
+      }
+    }
+  }
+  const mean = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) {
+    const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+    for (let k = 0; k < mean.length; k++) mean[k]! += v[k]! / norm;
+  }
+  return { vector: mean, speakers };
+}
+
+/** Cosine similarity of two vectors of the same length. */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+const finite = (db: number): number => (Number.isFinite(db) ? db : -200);
+const fmtDb = (db: number): string => (Number.isFinite(db) ? db.toFixed(1) : '-inf');
