@@ -80,6 +80,13 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   listReferences: { method: 'GET', path: '/api/reference/clips', ok: 200 },
   getReference: { method: 'GET', path: '/api/reference/clips/REFID', ok: 200 },
   deleteReference: { method: 'DELETE', path: '/api/reference/clips/REFID', ok: 200 },
+  detectWatermark: { method: 'POST', path: '/api/provenance/watermark/detect', files: { audio: 'tone.wav' }, ok: 200 },
+  getComplianceTerms: { method: 'GET', path: '/api/compliance/terms', ok: 200 },
+  acceptComplianceTerms: { method: 'POST', path: '/api/compliance/terms/accept', body: { version: '2026-11-01' }, ok: 201 },
+  createAbuseReport: { method: 'POST', path: '/api/compliance/abuse/report', body: { category: 'other', description: 'Matrix test report.' }, ok: 201 },
+  listAbuseReports: { method: 'GET', path: '/api/compliance/abuse/reports', ok: 200 },
+  getAbuseReport: { method: 'GET', path: '/api/compliance/abuse/reports/REPORTID', ok: 200 },
+  updateAbuseReportStatus: { method: 'POST', path: '/api/compliance/abuse/reports/REPORTID/status', body: { status: 'reviewing' }, ok: 200 },
 };
 
 type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'admin_key' | 'wrong_admin_key';
@@ -145,7 +152,8 @@ describe('identity', () => {
     const refForm = new FormData();
     refForm.append('ref_audio', new Blob([toneWav()]), 'tone.wav');
     const ref = (await (await fetch(`${p.url}/api/reference/validate`, { method: 'POST', headers: { 'x-api-key': p.apiKey }, body: refForm })).json()) as { reference_id: string };
-    const fill = (path: string): string => path.replace('REFID', ref.reference_id).replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
+    const report = (await (await postJson(`${p.url}/api/compliance/abuse/report`, { category: 'other', description: 'A report for the matrix.' })).json()) as { report_id: string };
+    const fill = (path: string): string => path.replace('REPORTID', report.report_id).replace('REFID', ref.reference_id).replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
     const failures: string[] = [];
     for (const op of ops) {
       const sample = SAMPLES[op.operationId]!;

@@ -20,6 +20,8 @@ import type { LogStreamHub } from './domain/log-stream.js';
 import type { SloService } from './slo/service.js';
 import type { AnalysisGateway } from './domain/audio-analysis.js';
 import type { ReferenceService } from './domain/references.js';
+import type { AbuseReports } from './domain/abuse-reports.js';
+import type { ComplianceRepository } from './data/index.js';
 import type { components, operations } from './generated/openapi.js';
 
 /** An operationId of the OpenAPI document. */
@@ -65,6 +67,10 @@ export interface FacadeDeps {
   readonly analysis: AnalysisGateway;
   /** Reference clips: validation, transcription, the owner's stored clips. */
   readonly references: ReferenceService;
+  /** Abuse reports and their review. */
+  readonly abuseReports: AbuseReports;
+  /** Acceptances of the terms. */
+  readonly compliance: ComplianceRepository;
 }
 
 /** One request of operation `Id` as its handler sees it. */

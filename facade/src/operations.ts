@@ -10,6 +10,13 @@ import { transcribeReference } from './handlers/transcribeReference.js';
 import { listReferences } from './handlers/listReferences.js';
 import { getReference } from './handlers/getReference.js';
 import { deleteReference } from './handlers/deleteReference.js';
+import { detectWatermark } from './handlers/detectWatermark.js';
+import { getComplianceTerms } from './handlers/getComplianceTerms.js';
+import { acceptComplianceTerms } from './handlers/acceptComplianceTerms.js';
+import { createAbuseReport } from './handlers/createAbuseReport.js';
+import { listAbuseReports } from './handlers/listAbuseReports.js';
+import { getAbuseReport } from './handlers/getAbuseReport.js';
+import { updateAbuseReportStatus } from './handlers/updateAbuseReportStatus.js';
 import { getJob } from './handlers/getJob.js';
 import { getJobAudio } from './handlers/getJobAudio.js';
 import { submitWebJob } from './handlers/submitWebJob.js';
@@ -91,6 +98,13 @@ export const OPERATIONS = {
   listReferences,
   getReference,
   deleteReference,
+  detectWatermark,
+  getComplianceTerms,
+  acceptComplianceTerms,
+  createAbuseReport,
+  listAbuseReports,
+  getAbuseReport,
+  updateAbuseReportStatus,
   submitWebJob,
   listWebJobs,
   getWebJob,

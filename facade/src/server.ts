@@ -11,7 +11,8 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
-import { ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { ComplianceRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { AbuseReports } from './domain/abuse-reports.js';
 import { AnalysisGateway } from './domain/audio-analysis.js';
 import { ReferenceService } from './domain/references.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
@@ -50,6 +51,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const cluster = new ClusterView(router, undefined, logger);
   const access = await openAccessServices(config, logger);
   const analysis = new AnalysisGateway({ router, timeoutMs: config.analysisTimeoutMs });
+  const compliance = new ComplianceRepository(access.database);
   const deps: FacadeDeps = {
     config,
     gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
@@ -70,6 +72,8 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     ),
     logStreams: new LogStreamHub(),
     analysis,
+    abuseReports: new AbuseReports(compliance, analysis, access.database),
+    compliance,
     references: new ReferenceService(new ReferenceRepository(access.database), analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
   };
   let server: Server;

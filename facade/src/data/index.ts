@@ -39,5 +39,6 @@ export {
 } from './audits.js';
 export { SecretRepository } from './secrets.js';
 export { ReferenceRepository, type NewReference, type ReferenceRecord } from './references.js';
+export { ComplianceRepository, type AbuseAuditEntry, type AbuseReport, type AbuseStatus, type SampleWatermark, type TermsAcceptance } from './compliance.js';
 export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';

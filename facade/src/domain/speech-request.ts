@@ -93,7 +93,8 @@ function spec(
   instructions: string | undefined,
   rawText: boolean,
 ): SpeechSpec {
-  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText };
+  // The node derives the provenance payload from the request id (watermarkPayloadOf).
+  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0 };
 }
 
 /**

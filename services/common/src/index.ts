@@ -11,6 +11,7 @@ export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type S
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';
 export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
+export { payloadHex, watermarkPayloadOf } from './watermark-payload.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
 export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';

@@ -13,3 +13,5 @@ export * from './engines/piper/index.js';
 export * from './engines/piper/voice-config.js';
 export * from './text/index.js';
 export * from './engines/testing.js';
+export * from './watermark/index.js';
+export * from './analysis/testing.js';

@@ -199,6 +199,7 @@ export function jobSpec(text: string, speech: Partial<SpeechSpec> = {}): JobSpec
       language: '',
       instructions: '',
       rawText: false,
+      watermarkPayload: 0,
       ...speech,
     },
     mode: 'auto',

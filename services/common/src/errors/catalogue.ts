@@ -110,6 +110,21 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The analysis model this operation needs is not installed on the inference nodes.',
     hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
   },
+  // Compliance: terms and abuse reports.
+  TERMS_VERSION_UNKNOWN: invalid('The terms version does not exist.', 'Accept the version GET /api/compliance/terms returns.'),
+  TERMS_VERSION_OUTDATED: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The terms version is not the current one.',
+    hint: 'Read GET /api/compliance/terms and accept its current version.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  ABUSE_SAMPLE_INVALID: invalid('The abuse report\'s audio sample is not valid base64.', 'Send the sample as standard base64 (RFC 4648) in audio_sample_base64, or leave it out.'),
+  ABUSE_REPORT_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The abuse report does not exist.',
+    hint: 'List reports with GET /api/compliance/abuse/reports.', openaiType: 'not_found_error', retryable: false,
+  },
+  ABUSE_REPORT_TRANSITION_INVALID: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The report cannot move to that status from its current one.',
+    hint: 'Reports move open -> reviewing -> actioned or dismissed; read the report and its history first.', openaiType: 'invalid_request_error', retryable: false,
+  },
   AUDIO_PROCESSING_FAILED: {
     http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'An audio processing step (such as the speed change) failed.',
     hint: 'Retry, or send speed 1.0.', openaiType: 'server_error', retryable: true,

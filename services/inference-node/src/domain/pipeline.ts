@@ -29,6 +29,7 @@ import type { Admission } from './admission.js';
 import type { AudioEventLog } from './audio-events.js';
 import { observeBatches } from '../batching/batch-observer.js';
 import { recordSynthesis } from './synthesis-telemetry.js';
+import { WatermarkEmbedder } from '../watermark/index.js';
 
 /** Fastest and slowest speed factors accepted. */
 
@@ -48,6 +49,8 @@ export interface SynthesisJob {
   readonly rawText: boolean;
   /** Streamed delivery: the first chunk is cut short at a clause boundary for fast first audio. */
   readonly streaming?: boolean;
+  /** 32-bit payload of the provenance watermark (names the request). */
+  readonly watermarkPayload?: number;
 }
 
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
@@ -89,6 +92,8 @@ export interface PipelineDeps {
   readonly vad?: Pick<SileroVad, 'segments'>;
   /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
   readonly audioEvents?: AudioEventLog;
+  /** Key every output is marked with (the provenance watermark); absent = no mark (TTS_WATERMARK=false). */
+  readonly watermarkKey?: { readonly id: number; readonly secret: string };
 }
 
 /**
@@ -147,6 +152,10 @@ function checkAborted(signal: AbortSignal | undefined): void {
  */
 export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<Float32Array> {
   const resampler = plan.voice.sampleRate === plan.outputRate ? undefined : createResampler(plan.voice.sampleRate, plan.outputRate);
+  // Every output carries the provenance mark, added piece by piece as the audio leaves.
+  const marker = deps.watermarkKey
+    ? new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? 0, sampleRate: plan.outputRate })
+    : undefined;
   deps.admission.trackChars(plan.characters);
   let remaining = plan.characters;
   try {
@@ -205,6 +214,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
           out = joined;
         }
       }
+      if (marker) out = marker.process(out);
       if (out.length > 0) yield out;
     }
   } finally {

@@ -1,5 +1,5 @@
 import type { SynthesizeRequest } from '@tts/proto/synthesis';
-import { TtsError, formatOf } from '@tts/common';
+import { TtsError, formatOf, watermarkPayloadOf } from '@tts/common';
 import type { SynthesisJob } from '../domain/pipeline.js';
 
 /**
@@ -21,5 +21,6 @@ export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
     sampleRate: speech.sampleRate,
     language: speech.language,
     rawText: speech.rawText,
+    watermarkPayload: speech.watermarkPayload !== 0 ? speech.watermarkPayload : watermarkPayloadOf(req.requestId),
   };
 }

@@ -32,7 +32,7 @@
 import { performance } from 'node:perf_hooks';
 import type { SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
-import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf } from '@tts/common';
+import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf, watermarkPayloadOf } from '@tts/common';
 import type { QueueEntry, WorkQueue } from '@tts/common/kv';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Logger } from '@tts/common';
@@ -83,6 +83,8 @@ type StopReason = 'cancelled' | 'node_lost' | 'shutdown';
 /** The job a synthesis runs: as submitted (fast path) or as claimed from the queue. */
 interface Dispatched {
   readonly jobId: string;
+  /** The submitting request, named by the audio's provenance mark. */
+  readonly requestId: string | null;
   readonly ownerId: string;
   readonly priority: number;
   readonly characters: number;
@@ -194,7 +196,7 @@ export class Dispatcher {
     run.attempt = 1;
     this.running.set(job.jobId, run);
     const recorded = record(node.status.nodeId);
-    const dispatched: Dispatched = { jobId: job.jobId, ownerId: job.ownerId, priority: job.priority, characters: req.characters, spec: job.spec };
+    const dispatched: Dispatched = { jobId: job.jobId, requestId: job.requestId, ownerId: job.ownerId, priority: job.priority, characters: req.characters, spec: job.spec };
     run.settled = this.execute(run, dispatched, node.status.address, recorded);
     try {
       const rec = await recorded;
@@ -405,7 +407,7 @@ export class Dispatcher {
         const client = synthesizerClient(address);
         response = await callUnary(
           client.synthesize.bind(client),
-          { requestId: job.jobId, tenantId: job.ownerId, speech: speechOfStored(job.spec) },
+          { requestId: job.jobId, tenantId: job.ownerId, speech: speechOfStored(job.spec, watermarkPayloadOf(job.requestId || job.jobId)) },
           { timeoutMs: this.options.jobTimeoutMs, signal: run.controller.signal },
         );
       } catch (err) {

@@ -4,8 +4,11 @@ import { encodingOf } from '@tts/common';
 import type { SpeechSpec } from '@tts/proto/synthesis';
 import type { JobSpecFields } from '../../data/jobs.js';
 
-/** The SpeechSpec of a stored job spec. */
-export function speechOfStored(s: JobSpecFields): SpeechSpec {
+/**
+ * The SpeechSpec of a stored job spec. `watermarkPayload` names the job's submitting request in the
+ * provenance mark (0 lets the node derive it from the call's request id).
+ */
+export function speechOfStored(s: JobSpecFields, watermarkPayload = 0): SpeechSpec {
   return {
     text: s.text,
     voice: s.voice,
@@ -16,5 +19,6 @@ export function speechOfStored(s: JobSpecFields): SpeechSpec {
     language: s.language,
     instructions: s.instructions,
     rawText: s.rawText,
+    watermarkPayload,
   };
 }

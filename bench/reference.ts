@@ -1,0 +1,84 @@
+/**
+ * Reference-audio analysis benchmark (`npm run bench reference`): the node's analysis functions
+ * in-process, with the installed models (`npm run models`), on real speech made with flite and
+ * festival.
+ * - validation of a 10 s clip (probe, decode, VAD, levels, pitch, speaker vectors over 2 s
+ *   windows, the more-than-one-speaker check), p50 of 10 runs, against the 0.5 s target;
+ * - transcription real-time factor with the model loaded, and the word error rate of the
+ *   recognizer on the same clips (known sentences). Results: bench/results/reference.json.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createLogger } from '@tts/common';
+import { analysisForBench } from '@tts/inference-node/testing';
+
+const run = promisify(execFile);
+const SENTENCES = [
+  'Please call Stella and ask her to bring these things with her from the store.',
+  'Six spoons of fresh snow peas and five thick slabs of blue cheese.',
+  'We also need a small plastic snake and a big toy frog for the kids.',
+  'She can scoop these things into three red bags and we will go meet her on Wednesday.',
+  'The weather today is sunny with a light breeze from the west.',
+  'The morning news reported heavy rain across the northern valley.',
+  'Children played quietly in the garden while their parents talked.',
+  'A large brown dog ran across the street and into the park.',
+  'The train to the city leaves at seven in the morning.',
+  'He opened the window to let some fresh air into the room.',
+];
+
+const dir = await mkdtemp(path.join(tmpdir(), 'tts-bench-ref-'));
+const logger = createLogger('bench');
+const analysis = await analysisForBench(logger);
+const upload = async (file: string) => ({ header: { requestId: 'bench', filename: path.basename(file), contentType: 'audio/wav', sizeBytes: 0, transcribe: false }, file, sizeBytes: (await stat(file)).size, remove: async () => undefined });
+
+// A 10 s clip: three sentences of flite slt.
+const tenSec = path.join(dir, 'ten.wav');
+await run('flite', ['-voice', 'slt', '-t', SENTENCES.slice(0, 3).join(' '), '-o', tenSec]);
+const validateMs: number[] = [];
+let duration = 0;
+for (let i = 0; i < 11; i++) {
+  const started = performance.now();
+  const a = await analysis.validate(await upload(tenSec));
+  if (i > 0) validateMs.push(performance.now() - started);
+  duration = a.audio?.durationSec ?? 0;
+}
+validateMs.sort((a, b) => a - b);
+
+// Transcription: every sentence by festival (the most intelligible voice) and flite slt.
+const norm = (t: string): string[] => t.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter((w) => w !== '');
+function edits(ref: string[], hyp: string[]): number {
+  const d = Array.from({ length: ref.length + 1 }, (_, i) => [i, ...Array<number>(hyp.length).fill(0)]);
+  for (let j = 1; j <= hyp.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= ref.length; i++) for (let j = 1; j <= hyp.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+  return d[ref.length]![hyp.length]!;
+}
+const wer: Record<string, { words: number; errors: number; audioSec: number; computeSec: number }> = {};
+for (const voice of ['festival', 'flite:slt']) {
+  const w = (wer[voice] = { words: 0, errors: 0, audioSec: 0, computeSec: 0 });
+  for (const [i, sentence] of SENTENCES.entries()) {
+    const file = path.join(dir, `${voice.replace(':', '-')}-${i}.wav`);
+    if (voice === 'festival') await run('sh', ['-c', `echo "${sentence}" | text2wave -eval "(voice_cmu_us_slt_arctic_hts)" -o ${file}`]);
+    else await run('flite', ['-voice', 'slt', '-t', sentence, '-o', file]);
+    const t = await analysis.transcribe(await upload(file));
+    w.words += norm(sentence).length;
+    w.errors += edits(norm(sentence), norm(t.text));
+    w.audioSec += t.durationSec;
+    w.computeSec += t.computeSec;
+  }
+}
+await analysis.close();
+await rm(dir, { recursive: true, force: true });
+
+const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+const result = {
+  validate_10s: { clip_sec: r3(duration), p50_ms: Math.round(validateMs[Math.floor(validateMs.length / 2)]!), max_ms: Math.round(validateMs[validateMs.length - 1]!), runs: validateMs.length, target_ms: 500 },
+  transcription: Object.fromEntries(Object.entries(wer).map(([voice, w]) => [voice, { sentences: SENTENCES.length, words: w.words, wer: r3(w.errors / w.words), rtf: r3(w.computeSec / w.audioSec), audio_sec: r3(w.audioSec) }])),
+  rtf_target: 0.25,
+};
+console.log(JSON.stringify(result, null, 2));
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/reference.json', import.meta.url), JSON.stringify(result, null, 2) + '\n');

@@ -1,0 +1,13 @@
+import { abuseReportJson } from '../domain/abuse-reports.js';
+import type { OperationHandler } from '../handler-context.js';
+import { historyJson } from './getAbuseReport.js';
+
+/**
+ * POST /api/compliance/abuse/reports/{report_id}/status (administrators): moves a report
+ * open -> reviewing -> actioned | dismissed; any other move answers 409. Audited.
+ */
+export const updateAbuseReportStatus: OperationHandler<'updateAbuseReportStatus'> = async ({ params, body, res, deps }) => {
+  const report = await deps.abuseReports.move(params.report_id, body.status, 'admin', body.note ?? null);
+  const history = await deps.abuseReports.history(params.report_id);
+  res.json({ ...abuseReportJson(report, true), history: history.map(historyJson) });
+};

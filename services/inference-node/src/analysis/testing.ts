@@ -1,0 +1,21 @@
+/**
+ * The analysis functions with the installed models, in-process (benches only).
+ */
+import type { Logger } from '@tts/common';
+import type { ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
+import { loadNodeConfig } from '../config.js';
+import { createAnalysisContext } from './context.js';
+import { analyzeReference, transcribeUpload } from './reference.js';
+import type { ReceivedUpload } from './upload.js';
+
+/** Validation and transcription of files, as a node runs them. */
+export async function analysisForBench(logger: Logger): Promise<{ validate(u: ReceivedUpload): Promise<ReferenceAnalysis>; transcribe(u: ReceivedUpload): Promise<Transcription>; close(): Promise<void> }> {
+  const config = loadNodeConfig();
+  const ctx = await createAnalysisContext(config, logger, {});
+  const signal = new AbortController().signal;
+  return {
+    validate: (u) => analyzeReference(u, ctx.models, { transcribe: false, maxAnalysisSec: ctx.maxAnalysisSec, signal }),
+    transcribe: (u) => transcribeUpload(u, ctx.models, ctx.maxTranscribeSec, signal),
+    close: () => ctx.close(),
+  };
+}
