@@ -11,19 +11,6 @@ import type { NodeConfig } from '../config.js';
 import type { SpeechModels } from './reference.js';
 import { VoskModels } from './vosk/vosk.js';
 
-/** Runs `work` over `items` with at most `limit` at once, keeping order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  }));
-  return out;
-}
-
 /** Speaker windows decoded at once (libuv's pool runs them on separate threads). */
 const SPEAKER_CONCURRENCY = 2;
 
@@ -52,11 +39,7 @@ export async function loadSpeechModels(config: Pick<NodeConfig, 'modelDirs'>, lo
       return { text: result.text, confidence: words.length === 0 ? 0 : words.reduce((s, w) => s + w.confidence, 0) / words.length, words };
     },
     async speakerVectors(windows) {
-      if (!vosk.hasSpeakerModel) return windows.map(() => null);
-      return mapLimited(windows, SPEAKER_CONCURRENCY, async (w) => {
-        const spk = (await vosk.recognize(w, { speaker: true, transcribe: false })).spk;
-        return spk ? Float32Array.from(spk) : null;
-      });
+      return (await vosk.speakerVectors(windows, SPEAKER_CONCURRENCY)).map((v) => (v === null ? null : Float32Array.from(v)));
     },
     close() {
       vosk.close();

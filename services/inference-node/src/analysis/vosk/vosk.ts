@@ -123,18 +123,52 @@ export class VoskModels {
     if (speaker) lib.recognizerSetSpkModel(rec, this.spkModel);
     try {
       if (transcribe) lib.recognizerSetWords(rec, 1);
-      // libvosk takes 16-bit magnitudes as floats.
-      const scaled = new Float32Array(Math.min(FEED_SAMPLES, pcm16k.length));
-      for (let at = 0; at < pcm16k.length; at += FEED_SAMPLES) {
-        const n = Math.min(FEED_SAMPLES, pcm16k.length - at);
-        const chunk = n === scaled.length ? scaled : new Float32Array(n);
-        for (let i = 0; i < n; i++) chunk[i] = Math.max(-1, Math.min(1, pcm16k[at + i]!)) * 32767;
-        await callAsync<number>(lib.acceptWaveformF, rec, chunk, n);
-      }
+      await this.feed(rec, pcm16k);
       const json = await callAsync<string>(lib.finalResult, rec);
       return parseResult(json);
     } finally {
       lib.recognizerFree(rec);
+    }
+  }
+
+  /**
+   * x-vectors of several pieces of 16 kHz audio, `concurrency` recognizers at once, each reused
+   * from piece to piece (a final result resets it; creating one costs about 90 ms). Null where a
+   * piece held too little speech for a vector.
+   */
+  async speakerVectors(pieces: readonly Float32Array[], concurrency = 2): Promise<(number[] | null)[]> {
+    if (this.model === null) throw new Error('Vosk models are closed');
+    if (this.spkModel === null) return pieces.map(() => null);
+    const lib = this.lib;
+    const out: (number[] | null)[] = new Array<number[] | null>(pieces.length).fill(null);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      const rec = await callAsync<unknown>(lib.recognizerNew, this.model, 16000);
+      if (rec === null) throw new Error('Vosk could not create a recognizer');
+      try {
+        lib.recognizerSetSpkModel(rec, this.spkModel);
+        while (next < pieces.length) {
+          const i = next++;
+          await this.feed(rec, pieces[i]!);
+          const spk = parseResult(await callAsync<string>(lib.finalResult, rec)).spk;
+          out[i] = spk === null ? null : [...spk];
+        }
+      } finally {
+        lib.recognizerFree(rec);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, pieces.length)) }, worker));
+    return out;
+  }
+
+  /** Feeds audio in 0.5 s calls; libvosk takes 16-bit magnitudes as floats. */
+  private async feed(rec: unknown, pcm16k: Float32Array): Promise<void> {
+    const scaled = new Float32Array(Math.min(FEED_SAMPLES, pcm16k.length));
+    for (let at = 0; at < pcm16k.length; at += FEED_SAMPLES) {
+      const n = Math.min(FEED_SAMPLES, pcm16k.length - at);
+      const chunk = n === scaled.length ? scaled : new Float32Array(n);
+      for (let i = 0; i < n; i++) chunk[i] = Math.max(-1, Math.min(1, pcm16k[at + i]!)) * 32767;
+      await callAsync<number>(this.lib.acceptWaveformF, rec, chunk, n);
     }
   }
 
