@@ -106,5 +106,14 @@ describe('system endpoints', () => {
     assert.equal(byGrpc.category, 'timeout');
     const empty = await p.post(`/api/errors/classify`, {});
     assert.equal(empty.status, 422);
+    // A body our own API answered, fed back as a client saw it.
+    const seen = await p.post('/api/tts', { text: 'Hi.', voice: 'nobody:here' });
+    const fromBody = (await (await p.post(`/api/errors/classify`, { body: await seen.json() })).json()) as { code: string; source: string; catalogue_entry: { http_status: number } | null };
+    assert.deepEqual([fromBody.code, fromBody.source, fromBody.catalogue_entry?.http_status], ['TTS_VOICE_NOT_FOUND', 'body', 422]);
+    const text = (await (await p.post(`/api/errors/classify`, { message: 'Error: 14 UNAVAILABLE: No connection established' })).json()) as { category: string; retryable: boolean; what_to_do: string };
+    assert.deepEqual([text.category, text.retryable], ['unavailable', true]);
+    const unknown = await p.post(`/api/errors/classify`, { message: 'the flux capacitor melted' });
+    assert.equal(unknown.status, 200);
+    assert.equal(((await unknown.json()) as { category: string }).category, 'unknown');
   });
 });
