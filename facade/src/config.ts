@@ -87,6 +87,14 @@ export interface FacadeConfig {
   readonly referenceRetentionHours: number;
   /** Longest clip stored for reuse by its reference_id, seconds (longer clips are validated, not stored). @default 30 (TTS_REFERENCE_MAX_STORED_SEC) */
   readonly referenceMaxStoredSec: number;
+  /** Model hub the hub-token operations validate against (`GET <url>/api/whoami-v2`). @default "https://huggingface.co" (TTS_MODEL_HUB_URL) */
+  readonly hubUrl: string;
+  /**
+   * Key (32 bytes, 64 hex digits or base64) the model-hub token is encrypted with at rest; every
+   * replica needs the same. Unset embedded: generated into DATA_DIR/hub-token.key (0600); unset with
+   * DATABASE_URL: tokens cannot be stored (HUB_TOKEN_KEY_MISSING). (TTS_HUB_TOKEN_KEY)
+   */
+  readonly hubTokenKey: string | undefined;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -127,6 +135,8 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     analysisTimeoutMs: envInt(env, 'TTS_ANALYSIS_TIMEOUT_MS', 120_000, { min: 1000, max: 3_600_000 }),
     referenceRetentionHours: envInt(env, 'TTS_REFERENCE_RETENTION_HOURS', 24, { min: 1, max: 24 * 365 }),
     referenceMaxStoredSec: envInt(env, 'TTS_REFERENCE_MAX_STORED_SEC', 30, { min: 10, max: 600 }),
+    hubUrl: envString(env, 'TTS_MODEL_HUB_URL', 'https://huggingface.co'),
+    hubTokenKey: envOptional(env, 'TTS_HUB_TOKEN_KEY'),
     identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
   });
 }

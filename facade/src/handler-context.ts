@@ -21,6 +21,7 @@ import type { SloService } from './slo/service.js';
 import type { AnalysisGateway } from './domain/audio-analysis.js';
 import type { ReferenceService } from './domain/references.js';
 import type { AbuseReports } from './domain/abuse-reports.js';
+import type { HubTokenService } from './domain/hub-token.js';
 import type { ComplianceRepository } from './data/index.js';
 import type { components, operations } from './generated/openapi.js';
 
@@ -71,6 +72,8 @@ export interface FacadeDeps {
   readonly abuseReports: AbuseReports;
   /** Acceptances of the terms. */
   readonly compliance: ComplianceRepository;
+  /** The application's model-hub token. */
+  readonly hubToken: HubTokenService;
 }
 
 /** One request of operation `Id` as its handler sees it. */

@@ -17,6 +17,10 @@ import { createAbuseReport } from './handlers/createAbuseReport.js';
 import { listAbuseReports } from './handlers/listAbuseReports.js';
 import { getAbuseReport } from './handlers/getAbuseReport.js';
 import { updateAbuseReportStatus } from './handlers/updateAbuseReportStatus.js';
+import { getHubTokenStatus } from './handlers/getHubTokenStatus.js';
+import { setHubToken } from './handlers/setHubToken.js';
+import { deleteHubToken } from './handlers/deleteHubToken.js';
+import { validateHubToken } from './handlers/validateHubToken.js';
 import { getJob } from './handlers/getJob.js';
 import { getJobAudio } from './handlers/getJobAudio.js';
 import { submitWebJob } from './handlers/submitWebJob.js';
@@ -105,6 +109,10 @@ export const OPERATIONS = {
   listAbuseReports,
   getAbuseReport,
   updateAbuseReportStatus,
+  getHubTokenStatus,
+  setHubToken,
+  deleteHubToken,
+  validateHubToken,
   submitWebJob,
   listWebJobs,
   getWebJob,

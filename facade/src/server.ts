@@ -13,6 +13,7 @@ import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
 import { ComplianceRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './domain/abuse-reports.js';
+import { HubTokenService, loadHubTokenCipher } from './domain/hub-token.js';
 import { AnalysisGateway } from './domain/audio-analysis.js';
 import { ReferenceService } from './domain/references.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
@@ -74,6 +75,11 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     analysis,
     abuseReports: new AbuseReports(compliance, analysis, access.database),
     compliance,
+    hubToken: new HubTokenService(
+      access.database,
+      await loadHubTokenCipher({ envValue: config.hubTokenKey, dataDir: config.databaseUrl === undefined && !config.ephemeral ? config.dataDir : undefined, ephemeral: config.databaseUrl === undefined && config.ephemeral }, logger),
+      config.hubUrl,
+    ),
     references: new ReferenceService(new ReferenceRepository(access.database), analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
   };
   let server: Server;

@@ -98,6 +98,9 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
     redisUrl: TEST_REDIS_URL,
     kvPrefix: prefix,
     adminKey,
+    // The hub-token key (an external database needs one) and no real model hub: port 9 refuses at once.
+    hubTokenKey: randomBytes(32).toString('hex'),
+    hubUrl: 'http://127.0.0.1:9',
     ...options.facade,
   });
   const createKey = async (body: Record<string, unknown> = {}): Promise<{ keyId: string; apiKey: string }> => {

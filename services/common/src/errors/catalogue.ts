@@ -110,6 +110,28 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The analysis model this operation needs is not installed on the inference nodes.',
     hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
   },
+  // The model-hub token.
+  HUB_TOKEN_INVALID: invalid('The model hub refused the token.', 'Create a token with read access on the hub and send it again.'),
+  HUB_TOKEN_NOT_SET: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'No model-hub token is set.',
+    hint: 'Set one with POST /api/hub/token, or send the token to validate in the body.', openaiType: 'not_found_error', retryable: false,
+  },
+  HUB_TOKEN_KEY_MISSING: {
+    http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'No key to encrypt the model-hub token at rest is configured.',
+    hint: 'Set TTS_HUB_TOKEN_KEY (32 bytes, hex or base64) on every facade replica.', openaiType: 'server_error', retryable: false,
+  },
+  HUB_TOKEN_UNDECRYPTABLE: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The stored model-hub token was encrypted under another key.',
+    hint: 'Restore the previous TTS_HUB_TOKEN_KEY, or set the token again.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  HUB_TIMEOUT: {
+    http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'The model hub did not answer in time.',
+    hint: 'Retry, or raise timeout_sec (up to 30).', openaiType: 'server_error', retryable: true,
+  },
+  HUB_UNREACHABLE: {
+    http: 502, grpc: GrpcStatus.UNAVAILABLE, message: 'The model hub could not be reached or answered unexpectedly.',
+    hint: 'Check the network and TTS_MODEL_HUB_URL, then retry.', openaiType: 'server_error', retryable: true,
+  },
   // Compliance: terms and abuse reports.
   TERMS_VERSION_UNKNOWN: invalid('The terms version does not exist.', 'Accept the version GET /api/compliance/terms returns.'),
   TERMS_VERSION_OUTDATED: {

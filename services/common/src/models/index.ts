@@ -34,3 +34,4 @@ export {
   type InstalledAnalysisModel,
 } from './analysis-models.js';
 export { extractTarGz, type ExtractedFile } from './tar.js';
+export { HubTokenCipher, HubTokenRepository, maskToken, validateHubToken, type HubValidation, type StoredHubToken } from './hub-token.js';
