@@ -28,14 +28,16 @@ export class Metering {
   constructor(private readonly access: AccessServices) {}
 
   /**
-   * Checks the caller's limits, runs `synthesize` with the caller's quota status (API keys; it
+   * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys; it
    * returns the seconds of audio it delivered), and records usage and consent whatever the outcome.
    * Errors are rethrown (QuotaExceededError carries the quota status).
    */
-  async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>): Promise<void> {
+  async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>, precheck?: () => void): Promise<void> {
     const started = performance.now();
     let quota: QuotaStatus | undefined;
     try {
+      // A request refused before synthesis (e.g. a clone without consent) is audited as refused.
+      precheck?.();
       if (caller.method === 'api_key') {
         checkTextLength(caller.key.tier, req.characters, ['body', req.textField]);
         quota = await this.access.quotas.check(caller.key.record, caller.key.tier, req.characters);

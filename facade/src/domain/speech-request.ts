@@ -94,7 +94,7 @@ function spec(
   rawText: boolean,
 ): SpeechSpec {
   // The node derives the provenance payload from the request id (watermarkPayloadOf).
-  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0 };
+  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined };
 }
 
 /**

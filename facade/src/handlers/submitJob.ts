@@ -1,3 +1,4 @@
+import { TtsError } from '@tts/common';
 import { JobOwnerKind } from '@tts/proto/scheduler';
 import { jobJson, jobSpecOf } from '../domain/jobs.js';
 import { speechRequestOf } from '../domain/speech-request.js';
@@ -11,6 +12,9 @@ import type { OperationHandler } from '../handler-context.js';
  */
 export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
+  if (body.mode === 'clone' || body.reference_id !== undefined) {
+    throw new TtsError('TTS_MODE_UNSUPPORTED', 'Clone requests are served by POST /api/tts; jobs do not clone yet.', { loc: ['body', body.mode === 'clone' ? 'mode' : 'reference_id'] });
+  }
   const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
   const spec = await jobSpecOf(request, deps.cluster);
   const owner = caller.method === 'api_key'

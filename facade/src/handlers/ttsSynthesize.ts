@@ -1,19 +1,25 @@
 import { performance } from 'node:perf_hooks';
+import { cloneSourceOf, cloneSpecOf, requireConsent, setCloneHeaders, ttsBodyOf } from '../domain/clone-request.js';
 import { speechRequestOf } from '../domain/speech-request.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
 import { setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
 import type { OperationHandler } from '../handler-context.js';
 
-/** POST /api/tts: whole-file synthesis. */
-export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body, res, deps, requestId, signal }) => {
+/** POST /api/tts: whole-file synthesis; with a reference (JSON reference_id, or a multipart ref_audio) a clone. */
+export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: sent, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
+  const body = ttsBodyOf(sent);
   const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
-  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
+  const cloning = cloneSourceOf(body, res.locals.uploads?.find((u) => u.field === 'ref_audio'));
+  const mode = cloning ? 'clone' : request.mode;
+  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
+    const speech = cloning ? { ...request.speech, clone: await cloneSpecOf(cloning, caller, deps.references) } : request.speech;
     const called = performance.now();
-    const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), speech: request.speech }, request.fields, signal);
+    const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), speech }, request.fields, signal);
+    if (response.clone) setCloneHeaders(res, response.clone);
     const gatewayMs = performance.now() - called;
     setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
     const m = response.metrics;
@@ -27,5 +33,5 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body, r
     const audio = response.audio;
     res.status(200).type(response.contentType).send(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
     return m?.audioSeconds ?? 0;
-  });
+  }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
 };

@@ -2,6 +2,7 @@
  * Starts and stops an inference node: loads engines, serves the Synthesizer gRPC service (with
  * grpc.health.v1), warms up, and keeps itself registered with the scheduler by heartbeats.
  */
+import path from 'node:path';
 import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
 import type { SynthesizerServer } from '@tts/proto/synthesis';
 import { callUnary, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
@@ -22,6 +23,7 @@ import { observeNodeLoad } from '@tts/common/telemetry';
 import { AudioAnalyzerService } from '@tts/proto/analysis';
 import { createAnalysisContext, type AnalysisContext } from './analysis/context.js';
 import { audioAnalyzer } from './handlers/audio-analysis.js';
+import { Cloner } from './cloning/clone.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface NodeStartOptions extends Partial<NodeConfig> {
@@ -82,6 +84,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),
     },
     analysis,
+    cloner: new Cloner(registry, analysis.models, logger, path.join(config.dataDir, 'voice-profiles.json')),
     logger,
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,

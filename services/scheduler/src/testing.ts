@@ -200,6 +200,7 @@ export function jobSpec(text: string, speech: Partial<SpeechSpec> = {}): JobSpec
       instructions: '',
       rawText: false,
       watermarkPayload: 0,
+      clone: undefined,
       ...speech,
     },
     mode: 'auto',

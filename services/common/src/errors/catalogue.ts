@@ -110,6 +110,7 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The analysis model this operation needs is not installed on the inference nodes.',
     hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
   },
+  CONSENT_REQUIRED: invalid('Cloning a voice needs the consent of its speaker, confirmed in the request.', 'Send consent_confirmed: true once you hold the speaker\'s consent; the confirmation is recorded in the consent audit.'),
   // The model-hub token.
   HUB_TOKEN_INVALID: invalid('The model hub refused the token.', 'Create a token with read access on the hub and send it again.'),
   HUB_TOKEN_NOT_SET: {

@@ -169,7 +169,7 @@ function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number, 
  * is 2 when two windows are further apart than one speaker's windows are (cosine below
  * `speakerChangeCosine`). Each window is decoded once.
  */
-async function speakerAnalysis(speech: SpeechModels, pcm: Float32Array, segments: readonly SpeechSegment[]): Promise<{ vector: Float32Array | null; speakers: number }> {
+export async function speakerAnalysis(speech: SpeechModels, pcm: Float32Array, segments: readonly SpeechSegment[]): Promise<{ vector: Float32Array | null; speakers: number }> {
   const window = Math.round(WARNING_THRESHOLDS.speakerWindowSec * ANALYSIS_RATE);
   const windows: Float32Array[] = [];
   for (const s of segments) {

@@ -10,5 +10,6 @@ export { type DecodedWav, WAV_HEADER_BYTES, encodeWav, wavHeader, decodeWav } fr
 export { type Resampler, resample, createResampler } from './resample.js';
 export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
+export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';
 export { type AudioEncoder, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
 export { type AudioProbe, type AudioSource, decodeWithFfmpeg, probeAudio } from './probe.js';

@@ -7,6 +7,7 @@ import type { EngineRegistry } from '../engines/registry.js';
 import type { Admission } from './admission.js';
 import type { PipelineDeps } from './pipeline.js';
 import type { AnalysisContext } from '../analysis/context.js';
+import type { Cloner } from '../cloning/clone.js';
 
 /** Shared state of one running node. */
 export interface NodeContext {
@@ -18,6 +19,8 @@ export interface NodeContext {
   readonly deps: PipelineDeps;
   /** Upload limits and models of the AudioAnalyzer service. */
   readonly analysis: AnalysisContext;
+  /** Voice cloning (nearest voice, adapted). */
+  readonly cloner: Cloner;
   readonly logger: Logger;
   readonly startedUnixMs: number;
   state: NodeState;

@@ -15,6 +15,7 @@ import {
   createResampler,
   encodeAudio,
   limitPeak,
+  pitchShift,
   outputSampleRate,
   timeStretch,
   trimSilence,
@@ -51,6 +52,10 @@ export interface SynthesisJob {
   readonly streaming?: boolean;
   /** 32-bit payload of the provenance watermark (names the request). */
   readonly watermarkPayload?: number;
+  /** Pitch change applied to the rendered audio (clone requests), as a ratio; 1 = none. */
+  readonly pitchRatio?: number;
+  /** Reference clip of a clone request, handed to the engine. */
+  readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
 }
 
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
@@ -175,7 +180,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
         const out = await inSpan('tts.inference', attributes, async (span) => {
           let batch = 1;
           const [result] = await observeBatches(
-            () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}) }]),
+            () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
             (size) => (batch = Math.max(batch, size)),
           );
           span.setAttribute('tts.batch.size', batch);
@@ -192,6 +197,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       }
       const computeSec = (performance.now() - started) / 1000;
       if (!speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
+      if (plan.job.pitchRatio !== undefined && plan.job.pitchRatio !== 1) audio = await pitchShift(audio, plan.job.pitchRatio, signal);
       const first = i === 0;
       const last = i === plan.chunks.length - 1;
       const edges = first && last ? 'both' : first ? 'start' : last ? 'end' : 'none';

@@ -29,6 +29,11 @@ export interface EngineInput {
   readonly speed: number;
   /** Aborted when the caller cancels; engines stop or discard the work. */
   readonly signal?: AbortSignal;
+  /**
+   * The reference clip of a clone request (as uploaded). Engines that clone from audio use it;
+   * the others ignore it (the node then adapts their nearest voice, cloning/clone.ts).
+   */
+  readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
 }
 
 /** What an engine returns for one input. */

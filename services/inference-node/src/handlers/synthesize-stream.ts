@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { AudioChunk, SynthesizeRequest } from '@tts/proto/synthesis';
-import { toServiceError, encodingOf } from '@tts/common';
+import { TtsError, toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeStreaming } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
 import { admitCall, metricsOf } from './call-admission.js';
@@ -28,6 +28,7 @@ export function synthesizeStream(ctx: NodeContext) {
     void (async () => {
       try {
         admitCall(ctx);
+        if (call.request.speech?.clone) throw new TtsError('TTS_MODE_UNSUPPORTED', 'Clone requests are served whole (Synthesize), not streamed.', { loc: ['speech', 'clone'] });
         const plan = planSynthesis({ ...jobFromRequest(call.request), streaming: true }, ctx.deps);
         let sequence = 0;
         await write(call, {

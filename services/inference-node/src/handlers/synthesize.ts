@@ -21,8 +21,16 @@ export function synthesize(ctx: NodeContext) {
     void (async () => {
       try {
         admitCall(ctx);
-        const plan = planSynthesis(jobFromRequest(call.request), ctx.deps);
+        let job = jobFromRequest(call.request);
+        const clone = call.request.speech?.clone;
+        // A clone request speaks with the nearest voice, adapted to the reference (cloning/clone.ts).
+        const clonePlan = clone ? await ctx.cloner.plan(clone.referenceAudio, controller.signal) : undefined;
+        if (clone && clonePlan) {
+          job = { ...job, voice: clonePlan.voice, engine: '', speed: (job.speed || 1) * clonePlan.speed, pitchRatio: clonePlan.pitchRatio, reference: { audio: clone.referenceAudio, filename: clone.referenceFilename } };
+        }
+        const plan = planSynthesis(job, ctx.deps);
         const { audio, stats } = await synthesizeWhole(plan, ctx.deps, controller.signal);
+        const cloneReport = clonePlan ? await ctx.cloner.report(clonePlan, audio, controller.signal) : undefined;
         answered = true;
         callback(null, {
           audio,
@@ -32,6 +40,7 @@ export function synthesize(ctx: NodeContext) {
           engine: plan.engine.name,
           contentType: plan.contentType,
           metrics: metricsOf(stats, ctx.nodeId, arrived),
+          clone: cloneReport,
         });
       } catch (err) {
         answered = true;

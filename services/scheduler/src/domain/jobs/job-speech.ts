@@ -20,5 +20,6 @@ export function speechOfStored(s: JobSpecFields, watermarkPayload = 0): SpeechSp
     instructions: s.instructions,
     rawText: s.rawText,
     watermarkPayload,
+    clone: undefined,
   };
 }
