@@ -1,7 +1,7 @@
 /**
- * Provenance watermark benchmark (`npm run bench watermark`, about 5 minutes): real speech clips
+ * Provenance watermark benchmark (`npm run bench watermark`, about 3 minutes on 2 cores): real speech clips
  * (flite slt/rms/awb/kal16 and espeak-ng, 2-8 s, seeded random sentences), marked with a random
- * payload at the engines' own rates (16, 22.05 and 24 kHz), then detected after each attack:
+ * payload at the engines' own rates (16, 22.05, 24 and 48 kHz), then detected after each attack:
  * MP3 128 kb/s and Opus 32 kb/s (Debian's ffmpeg), resampling to 16 kHz, -6 dB, white noise at
  * 20 dB SNR, and a 1 s excerpt at a random offset. The same clips unmarked measure false
  * positives. Also: the mark's SNR, the cost of embedding against the engines' synthesis time, and
@@ -43,8 +43,9 @@ async function speechClip(i: number): Promise<PcmAudio> {
   if (i % 5 === 4) await run('espeak-ng', ['-v', 'en-us', '-w', file, text]);
   else await run('flite', ['-voice', ['slt', 'rms', 'awb', 'kal16'][i % 5]!, '-t', text, '-o', file]);
   const audio = await load(file);
-  // Festival and piper voices run at 16 and 22.05 kHz; OpenAI clients get 24 kHz.
-  return i % 3 === 0 ? resample(audio, 24_000) : audio;
+  // Festival and piper voices run at 16 and 22.05 kHz; OpenAI clients get 24 kHz, studio formats 48 kHz.
+  const rate = i % 6 === 0 ? 24_000 : i % 6 === 3 ? 48_000 : audio.sampleRate;
+  return rate === audio.sampleRate ? audio : resample(audio, rate);
 }
 
 const attacks = ['none', 'mp3_128k', 'opus_32k', 'resample_16k', 'gain_-6db', 'noise_20db', 'crop_1s'] as const;
@@ -59,6 +60,7 @@ let audioSec = 0;
 let embedMs = 0;
 let detectMs = 0;
 let detectAudioSec = 0;
+const clipsPerRate: Record<number, number> = {};
 
 async function attacked(marked: PcmAudio, attack: Attack, i: number): Promise<Float32Array> {
   const wav = path.join(dir, `m-${i}.wav`);
@@ -93,6 +95,7 @@ async function attacked(marked: PcmAudio, attack: Attack, i: number): Promise<Fl
 
 for (let i = 0; i < CLIPS; i++) {
   const clip = await speechClip(i);
+  clipsPerRate[clip.sampleRate] = (clipsPerRate[clip.sampleRate] ?? 0) + 1;
   const payload = Math.floor(random() * 2 ** 32) >>> 0;
   const key = KEYS[i % 2]!;
   const started = performance.now();
@@ -134,6 +137,7 @@ const result = {
   clips: CLIPS,
   unmarked_trials: 2 * CLIPS,
   audio_seconds: Math.round(audioSec),
+  clips_per_rate_hz: clipsPerRate,
   threshold: DETECTION_THRESHOLD,
   detection_pct: Object.fromEntries(attacks.map((a) => [a, pct(detected[a])])),
   payload_correct_pct: Object.fromEntries(attacks.map((a) => [a, pct(payloadOk[a])])),

@@ -79,8 +79,29 @@ describe('voice cloning', () => {
 
     const noRef = await p.post('/api/tts', { text: 'Clone what?', mode: 'clone', consent_confirmed: true });
     assert.equal(noRef.status, 422);
-    const job = await p.post('/api/jobs/tts', { text: 'A clone job.', mode: 'clone', reference_id, consent_confirmed: true });
-    assert.equal(job.status, 422);
-    assert.equal(((await job.json()) as { code: string }).code, 'TTS_MODE_UNSUPPORTED');
+  });
+
+  test('a clone job: the reference travels with the job, the report comes back with the result', async () => {
+    const v = await fetch(`${p.url}/api/reference/validate`, { method: 'POST', headers: { 'x-api-key': p.apiKey }, body: form({}, rmsClip) });
+    const { reference_id } = (await v.json()) as { reference_id: string };
+    const noConsent = await p.post('/api/jobs/tts', { text: 'A clone job.', mode: 'clone', reference_id });
+    assert.equal(noConsent.status, 422);
+    assert.equal(((await noConsent.json()) as { code: string }).code, 'CONSENT_REQUIRED');
+    const submitted = await p.post('/api/jobs/tts', { text: 'A clone job, spoken later.', mode: 'clone', reference_id, consent_confirmed: true });
+    assert.equal(submitted.status, 202, await submitted.clone().text());
+    const { job_id } = (await submitted.json()) as { job_id: string };
+    let job: { status: string; result: { voice: string; clone: { voice: string; similarity_before: number; similarity_after: number; candidates: number } | null } | null } | undefined;
+    await waitFor(async () => {
+      job = (await (await p.get(`/api/jobs/${job_id}`)).json()) as typeof job;
+      return job?.status === 'completed' || job?.status === 'failed';
+    }, 120_000, 'the clone job');
+    assert.equal(job?.status, 'completed', JSON.stringify(job));
+    assert.equal(job?.result?.clone?.voice, 'flite:rms');
+    assert.equal(job?.result?.voice, 'flite:rms');
+    assert.ok((job?.result?.clone?.similarity_after ?? 0) > 0);
+    assert.equal(job?.result?.clone?.candidates, 4);
+    const audio = await p.get(`/api/jobs/${job_id}/audio`);
+    assert.equal(audio.status, 200);
+    assert.ok((await audio.arrayBuffer()).byteLength > 44);
   });
 });

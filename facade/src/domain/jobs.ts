@@ -4,6 +4,7 @@
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import { type JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
+import type { CloneReport } from '@tts/proto/synthesis';
 import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
 import type { ClusterView } from './cluster.js';
 import type { SpeechRequest } from './speech-request.js';
@@ -59,7 +60,7 @@ export function jobJson(job: Job, links: { self: string; audio: string; events?:
     format: formatOf(job.spec?.speech?.encoding ?? 0) ?? 'wav',
     error: job.state === JobState.JOB_STATE_FAILED || job.state === JobState.JOB_STATE_CANCELLED ? { code: job.errorCode || (job.state === JobState.JOB_STATE_CANCELLED ? 'JOB_CANCELLED' : 'JOB_FAILED'), message: job.errorMessage || null } : null,
     result: r && job.state === JobState.JOB_STATE_COMPLETED
-      ? { content_type: r.contentType, audio_seconds: r.audioSeconds, sample_rate: r.sampleRate, size_bytes: r.sizeBytes, sha256: r.sha256, engine: r.engine, voice: r.voice }
+      ? { content_type: r.contentType, audio_seconds: r.audioSeconds, sample_rate: r.sampleRate, size_bytes: r.sizeBytes, sha256: r.sha256, engine: r.engine, voice: r.voice, clone: r.clone ? cloneReportJson(r.clone) : null }
       : null,
     last_event_id: job.lastEventId,
     links: { ...links, ...(job.state === JobState.JOB_STATE_COMPLETED ? {} : { audio: null }) },
@@ -155,4 +156,21 @@ export class JobsGateway {
       signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** The JSON of a clone report. */
+export function cloneReportJson(c: CloneReport): Record<string, unknown> {
+  const r4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+  return {
+    voice: c.voice,
+    similarity_before: r4(c.similarityBefore),
+    similarity_after: r4(c.similarityAfter),
+    pitch_semitones: r4(c.pitchSemitones),
+    speed: r4(c.speed),
+    reference_f0_hz: r4(c.referenceF0Hz),
+    voice_f0_hz: r4(c.voiceF0Hz),
+    reference_words_per_minute: r4(c.referenceWordsPerMinute),
+    voice_words_per_minute: r4(c.voiceWordsPerMinute),
+    candidates: c.candidates,
+  };
 }

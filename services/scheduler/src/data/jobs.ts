@@ -36,6 +36,8 @@ export interface JobSpecFields {
   readonly consentConfirmed: boolean;
   readonly instructions: string;
   readonly rawText: boolean;
+  /** The reference clip of a clone job (base64), its file name and stored id; null otherwise. */
+  readonly clone?: { readonly audioBase64: string; readonly filename: string; readonly referenceId: string } | null;
 }
 
 /** A job to record. */
@@ -66,6 +68,8 @@ export interface JobResultFields {
   readonly contentType: string;
   readonly voice: string;
   readonly engine: string;
+  /** The node's CloneReport of a clone job, as JSON. */
+  readonly clone?: Record<string, unknown> | null;
 }
 
 /** A job as stored. */
@@ -166,6 +170,10 @@ interface JobRow {
   consent_confirmed: boolean;
   instructions: string;
   raw_text: boolean;
+  clone_reference: string | null;
+  clone_filename: string | null;
+  clone_reference_id: string | null;
+  result_clone: unknown;
   node_id: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -217,6 +225,7 @@ function toRecord(row: JobRow): JobRecord {
       consentConfirmed: row.consent_confirmed,
       instructions: row.instructions,
       rawText: row.raw_text,
+      ...(row.clone_reference === null || row.clone_reference === undefined ? {} : { clone: { audioBase64: row.clone_reference, filename: row.clone_filename ?? '', referenceId: row.clone_reference_id ?? '' } }),
     },
     characters: row.characters,
     nodeId: row.node_id,
@@ -235,6 +244,7 @@ function toRecord(row: JobRow): JobRecord {
             contentType: row.result_content_type ?? '',
             voice: row.result_voice ?? '',
             engine: row.result_engine ?? '',
+            ...(row.result_clone === null || row.result_clone === undefined ? {} : { clone: (typeof row.result_clone === 'string' ? JSON.parse(row.result_clone) : row.result_clone) as Record<string, unknown> }),
           },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -263,10 +273,10 @@ const INSERT_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'queued', $7::integer, 1,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean)
+          $18::text, $19::boolean, $20::text, $21::text, $22::text)
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -278,10 +288,10 @@ const INSERT_RUNNING_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, attempts, node_id, started_at)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, started_at)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'running', $7::integer, 2,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, 1, $20::text, now())
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, now())
   RETURNING *
 ), e AS (
   INSERT INTO job_events (job_id, event_id, at, kind, payload)
@@ -308,7 +318,7 @@ WITH j AS (
                   node_id = COALESCE($2::text, node_id),
                   result_sha256 = $3::text, result_path = $4::text, result_bytes = $5::bigint,
                   result_audio_seconds = $6::double precision, result_format = $7::text, result_sample_rate = $8::integer,
-                  result_content_type = $9::text, result_voice = $10::text, result_engine = $11::text,
+                  result_content_type = $9::text, result_voice = $10::text, result_engine = $11::text, result_clone = $12::jsonb,
                   finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
   WHERE job_id = $1::text AND ${NOT_FINISHED}
   RETURNING *
@@ -384,6 +394,9 @@ function insertParams(job: NewJob): SqlParam[] {
     s.consentConfirmed,
     s.instructions,
     s.rawText,
+    s.clone?.audioBase64 ?? null,
+    s.clone?.filename ?? null,
+    s.clone?.referenceId ?? null,
   ];
 }
 
@@ -439,6 +452,7 @@ export class JobRepository {
       result.contentType,
       result.voice,
       result.engine,
+      result.clone ? JSON.stringify(result.clone) : null,
     ]);
     return this.transition(jobId, rows);
   }

@@ -1,5 +1,6 @@
 /** Conversions between job records of the job store and their tts.v1 messages. */
 import { JobOwnerKind, JobState, type Job, type JobEvent, type JobResult, type JobSpec } from '@tts/proto/scheduler';
+import type { CloneReport } from '@tts/proto/synthesis';
 import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../data/jobs.js';
 import type { AudioFormat } from '@tts/common/audio';
 import { speechOfStored } from '../domain/jobs/job-speech.js';
@@ -22,7 +23,8 @@ export function stateMessage(state: StoredState): JobState {
 const encodingOfStored = (format: string): ReturnType<typeof encodingOf> => encodingOf(format as AudioFormat);
 
 function specMessage(s: JobSpecFields): JobSpec {
-  return { speech: speechOfStored(s), mode: s.mode, consentConfirmed: s.consentConfirmed };
+  // A status read does not carry the reference clip back (only its name and stored id).
+  return { speech: speechOfStored(s, 0, false), mode: s.mode, consentConfirmed: s.consentConfirmed };
 }
 
 /** The JobResult message of a stored result. */
@@ -37,6 +39,7 @@ export function resultMessage(r: JobResultFields): JobResult {
     contentType: r.contentType,
     voice: r.voice,
     engine: r.engine,
+    clone: r.clone ? (r.clone as unknown as CloneReport) : undefined,
   };
 }
 
@@ -110,5 +113,8 @@ export function specOf(spec: JobSpec | undefined): JobSpecFields {
     consentConfirmed: spec.consentConfirmed,
     instructions: speech.instructions,
     rawText: speech.rawText,
+    ...(speech.clone && speech.clone.referenceAudio.length > 0
+      ? { clone: { audioBase64: Buffer.from(speech.clone.referenceAudio).toString('base64'), filename: speech.clone.referenceFilename, referenceId: speech.clone.referenceId } }
+      : {}),
   };
 }

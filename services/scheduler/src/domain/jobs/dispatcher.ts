@@ -452,6 +452,7 @@ export class Dispatcher {
         contentType: res.contentType,
         voice: res.voice,
         engine: res.engine,
+        ...(res.clone ? { clone: { ...res.clone } } : {}),
       },
       run.nodeId,
     );

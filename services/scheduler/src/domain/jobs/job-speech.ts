@@ -6,9 +6,10 @@ import type { JobSpecFields } from '../../data/jobs.js';
 
 /**
  * The SpeechSpec of a stored job spec. `watermarkPayload` names the job's submitting request in the
- * provenance mark (0 lets the node derive it from the call's request id).
+ * provenance mark (0 lets the node derive it from the call's request id); `withReference` false
+ * leaves a clone job's reference audio out (status reads).
  */
-export function speechOfStored(s: JobSpecFields, watermarkPayload = 0): SpeechSpec {
+export function speechOfStored(s: JobSpecFields, watermarkPayload = 0, withReference = true): SpeechSpec {
   return {
     text: s.text,
     voice: s.voice,
@@ -20,6 +21,8 @@ export function speechOfStored(s: JobSpecFields, watermarkPayload = 0): SpeechSp
     instructions: s.instructions,
     rawText: s.rawText,
     watermarkPayload,
-    clone: undefined,
+    clone: s.clone
+      ? { referenceAudio: withReference ? Buffer.from(s.clone.audioBase64, 'base64') : Buffer.alloc(0), referenceFilename: s.clone.filename, referenceId: s.clone.referenceId }
+      : undefined,
   };
 }
