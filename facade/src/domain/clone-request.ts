@@ -57,4 +57,5 @@ export function setCloneHeaders(res: Response, report: CloneReport): void {
   res.setHeader('X-Clone-Similarity-After', report.similarityAfter.toFixed(4));
   res.setHeader('X-Clone-Pitch-Semitones', report.pitchSemitones.toFixed(2));
   res.setHeader('X-Clone-Speed', report.speed.toFixed(3));
+  res.setHeader('X-Clone-Adapted', String(report.adapted));
 }

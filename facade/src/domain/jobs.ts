@@ -172,5 +172,6 @@ export function cloneReportJson(c: CloneReport): Record<string, unknown> {
     reference_words_per_minute: r4(c.referenceWordsPerMinute),
     voice_words_per_minute: r4(c.voiceWordsPerMinute),
     candidates: c.candidates,
+    adapted: c.adapted,
   };
 }

@@ -9,8 +9,9 @@
  *    (once per node, kept in memory): the voice with the highest cosine similarity is chosen.
  * 3. Its pitch is moved to the reference's median (rubberband, at most +-7 semitones) and its pace
  *    to the reference's (0.75 to 1.35 times).
- * 4. The output's speaker vector is measured and compared with the reference's again: the answer
- *    reports both similarities, so what the adaptation achieved is measured, not assumed.
+ * 4. The request's first words are spoken by the chosen voice as it is and adapted, and both are
+ *    compared with the reference (speaker vectors): the adaptation is applied only when it
+ *    measured closer, and the answer reports both similarities (measured, not assumed).
  *
  * The engine request carries the reference audio (`EngineInput.reference`), so an engine that
  * clones from audio plugs in without any change to the API.
@@ -172,14 +173,25 @@ export class Cloner {
     return { voice: best.id, pitchRatio: 2 ** (semitones / 12), speed, reference, voiceProfile: best.profile, similarityBefore: best.similarity, candidates: ids.length };
   }
 
-  /** The report of a finished clone: the output's similarity to the reference measured. */
-  async report(plan: ClonePlan, output: Uint8Array, signal?: AbortSignal): Promise<CloneReport> {
-    const audio = await decodeWithFfmpeg(output, { sampleRate: ANALYSIS_RATE, ...(signal ? { signal } : {}) });
-    const after = await this.profileOf(audio.samples, 1);
+  /**
+   * Measures whether the adaptation brings the voice closer to the reference: the request's first
+   * words (up to PROBE_CHARS) spoken by the chosen voice as it is and adapted, each compared with
+   * the reference. The adaptation is applied only when it measured closer; the report says which.
+   */
+  async decide(plan: ClonePlan, speak: (adapted: boolean) => Promise<Uint8Array>, signal?: AbortSignal): Promise<CloneReport> {
+    const similarityOf = async (bytes: Uint8Array): Promise<number> => {
+      const audio = await decodeWithFfmpeg(bytes, { sampleRate: ANALYSIS_RATE, ...(signal ? { signal } : {}) });
+      const p = await this.profileOf(audio.samples, 1);
+      return p ? cosine(plan.reference.vector, p.vector) : 0;
+    };
+    const before = await similarityOf(await speak(false));
+    const changes = Math.abs(plan.pitchRatio - 1) > 1e-3 || Math.abs(plan.speed - 1) > 1e-3;
+    const after = changes ? await similarityOf(await speak(true)) : before;
     return {
       voice: plan.voice,
-      similarityBefore: plan.similarityBefore,
-      similarityAfter: after ? cosine(plan.reference.vector, after.vector) : 0,
+      similarityBefore: before,
+      similarityAfter: after,
+      adapted: changes && after > before,
       pitchSemitones: 12 * Math.log2(plan.pitchRatio),
       speed: plan.speed,
       referenceF0Hz: plan.reference.medianF0Hz,
@@ -190,6 +202,9 @@ export class Cloner {
     };
   }
 }
+
+/** Characters of the request spoken to measure the adaptation (about 10 s of speech). */
+export const PROBE_CHARS = 160;
 
 function to16k(audio: PcmAudio): Float32Array {
   return audio.sampleRate === ANALYSIS_RATE ? audio.samples : resample(audio, ANALYSIS_RATE).samples;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
-import type { SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
+import type { CloneReport, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
+import { PROBE_CHARS } from '../cloning/clone.js';
 import { toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
@@ -24,13 +25,18 @@ export function synthesize(ctx: NodeContext) {
         let job = jobFromRequest(call.request);
         const clone = call.request.speech?.clone;
         // A clone request speaks with the nearest voice, adapted to the reference (cloning/clone.ts).
-        const clonePlan = clone ? await ctx.cloner.plan(clone.referenceAudio, controller.signal) : undefined;
-        if (clone && clonePlan) {
-          job = { ...job, voice: clonePlan.voice, engine: '', speed: (job.speed || 1) * clonePlan.speed, pitchRatio: clonePlan.pitchRatio, reference: { audio: clone.referenceAudio, filename: clone.referenceFilename } };
+        let cloneReport: CloneReport | undefined;
+        if (clone) {
+          const cp = await ctx.cloner.plan(clone.referenceAudio, controller.signal);
+          const voiced = { ...job, voice: cp.voice, engine: '', reference: { audio: clone.referenceAudio, filename: clone.referenceFilename } };
+          const adapted = { ...voiced, speed: (job.speed || 1) * cp.speed, pitchRatio: cp.pitchRatio };
+          const probe = (j: typeof job): Promise<Uint8Array> =>
+            synthesizeWhole(planSynthesis({ ...j, text: job.text.slice(0, PROBE_CHARS), format: 'wav', sampleRate: 0 }, ctx.deps), ctx.deps, controller.signal).then((r) => r.audio);
+          cloneReport = await ctx.cloner.decide(cp, (a) => probe(a ? adapted : voiced), controller.signal);
+          job = cloneReport.adapted ? adapted : voiced;
         }
         const plan = planSynthesis(job, ctx.deps);
         const { audio, stats } = await synthesizeWhole(plan, ctx.deps, controller.signal);
-        const cloneReport = clonePlan ? await ctx.cloner.report(clonePlan, audio, controller.signal) : undefined;
         answered = true;
         callback(null, {
           audio,
