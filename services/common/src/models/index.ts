@@ -35,3 +35,4 @@ export {
 } from './analysis-models.js';
 export { extractTarGz, type ExtractedFile } from './tar.js';
 export { HubTokenCipher, HubTokenRepository, maskToken, validateHubToken, type HubValidation, type StoredHubToken } from './hub-token.js';
+export { extractZip } from './zip.js';
