@@ -2,8 +2,10 @@
  * Reference-audio analysis benchmark (`npm run bench reference`): the node's analysis functions
  * in-process, with the installed models (`npm run models`), on real speech made with flite and
  * festival.
- * - validation of a 10 s clip (probe, decode, VAD, levels, pitch, speaker vectors over 2 s
- *   windows, the more-than-one-speaker check), p50 of 10 runs, against the 0.5 s target;
+ * - validation of a 10 s clip (probe, decode, VAD, levels, pitch, the more-than-one-speaker
+ *   check), p50 of 10 runs, against the 0.5 s target;
+ * - the more-than-one-speaker check on clips of one voice (two sentences) and of two voices (one
+ *   sentence each), over flite, festival and espeak-ng voices: how many it flags of each;
  * - transcription real-time factor with the model loaded, and the word error rate of the
  *   recognizer on the same clips (known sentences). Results: bench/results/reference.json.
  */
@@ -48,6 +50,46 @@ for (let i = 0; i < 11; i++) {
 }
 validateMs.sort((a, b) => a - b);
 
+// The speaker check: one voice saying two sentences, and every ordered pair of two voices.
+const VOICES: Record<string, (text: string, file: string) => Promise<unknown>> = {
+  'flite:slt': (t, f) => run('flite', ['-voice', 'slt', '-t', t, '-o', f]),
+  'flite:rms': (t, f) => run('flite', ['-voice', 'rms', '-t', t, '-o', f]),
+  'flite:awb': (t, f) => run('flite', ['-voice', 'awb', '-t', t, '-o', f]),
+  'flite:kal16': (t, f) => run('flite', ['-voice', 'kal16', '-t', t, '-o', f]),
+  festival: (t, f) => run('sh', ['-c', `echo "${t}" | text2wave -eval "(voice_cmu_us_slt_arctic_hts)" -o ${f}`]),
+  'espeak:en-us': (t, f) => run('espeak-ng', ['-v', 'en-us', '-w', f, t]),
+  'espeak:en-us+f3': (t, f) => run('espeak-ng', ['-v', 'en-us+f3', '-w', f, t]),
+  'espeak:en+f2': (t, f) => run('espeak-ng', ['-v', 'en+f2', '-w', f, t]),
+};
+const sentenceFile = async (voice: string, i: number): Promise<string> => {
+  const file = path.join(dir, `spk-${voice.replace(/[:+]/g, '-')}-${i}.wav`);
+  await VOICES[voice]!(SENTENCES[i]!, file);
+  return file;
+};
+const joined = async (a: string, b: string, name: string): Promise<string> => {
+  const file = path.join(dir, name);
+  await run('ffmpeg', ['-loglevel', 'error', '-y', '-i', a, '-i', b, '-filter_complex', '[0:a]aresample=16000[a];[1:a]aresample=16000[b];[a][b]concat=n=2:v=0:a=1', '-ac', '1', file]);
+  return file;
+};
+const speakerCheck = { one: { clips: 0, flagged: 0, highest: 0 }, two: { clips: 0, flagged: 0, lowest: Infinity, missed: [] as string[] } };
+const voices = Object.keys(VOICES);
+for (const [k, v] of voices.entries()) {
+  for (const i of [4, 6]) {
+    const a = await analysis.validate(await upload(await joined(await sentenceFile(v, i), await sentenceFile(v, i + 1), `one-${k}-${i}.wav`)));
+    speakerCheck.one.clips++;
+    if (a.speakersEstimate > 1) speakerCheck.one.flagged++;
+    speakerCheck.one.highest = Math.max(speakerCheck.one.highest, a.speakerChangeScore);
+  }
+  for (const [l, w] of voices.entries()) {
+    if (l === k) continue;
+    const a = await analysis.validate(await upload(await joined(await sentenceFile(v, 4), await sentenceFile(w, 7), `two-${k}-${l}.wav`)));
+    speakerCheck.two.clips++;
+    if (a.speakersEstimate > 1) speakerCheck.two.flagged++;
+    else speakerCheck.two.missed.push(`${v} + ${w} (${a.speakerChangeScore.toFixed(2)})`);
+    speakerCheck.two.lowest = Math.min(speakerCheck.two.lowest, a.speakerChangeScore);
+  }
+}
+
 // Transcription: every sentence by festival (the most intelligible voice) and flite slt.
 const norm = (t: string): string[] => t.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter((w) => w !== '');
 function edits(ref: string[], hyp: string[]): number {
@@ -76,6 +118,10 @@ await rm(dir, { recursive: true, force: true });
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 const result = {
   validate_10s: { clip_sec: r3(duration), p50_ms: Math.round(validateMs[Math.floor(validateMs.length / 2)]!), max_ms: Math.round(validateMs[validateMs.length - 1]!), runs: validateMs.length, target_ms: 500 },
+  speaker_check: {
+    one_voice: { clips: speakerCheck.one.clips, flagged: speakerCheck.one.flagged, highest_score: r3(speakerCheck.one.highest) },
+    two_voices: { clips: speakerCheck.two.clips, flagged: speakerCheck.two.flagged, lowest_score: r3(speakerCheck.two.lowest), missed: speakerCheck.two.missed },
+  },
   transcription: Object.fromEntries(Object.entries(wer).map(([voice, w]) => [voice, { sentences: SENTENCES.length, words: w.words, wer: r3(w.errors / w.words), rtf: r3(w.computeSec / w.audioSec), audio_sec: r3(w.audioSec) }])),
   rtf_target: 0.25,
 };

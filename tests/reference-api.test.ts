@@ -220,12 +220,14 @@ describe('reference audio API', () => {
     assert.ok(withText.metrics.words_per_minute > 100 && withText.metrics.words_per_minute < 300, `${withText.metrics.words_per_minute} wpm`);
   });
 
-  test('more than one speaker is flagged from speaker vectors; one speaker is not', async () => {
+  test('more than one speaker is flagged by the speaker-change score; one speaker is not', async () => {
     const two = await validate('two-speakers.wav', '?store=false');
     assert.ok(codes(two).includes('MULTIPLE_SPEAKERS'), JSON.stringify(two.warnings));
     const one = await validate('one-speaker.wav', '?store=false');
     assert.ok(!codes(one).includes('MULTIPLE_SPEAKERS'), JSON.stringify(one.warnings));
-    assert.equal((one as unknown as { metrics: { speaker_vector_available: boolean } }).metrics.speaker_vector_available, true);
+    const metrics = (v: unknown) => (v as { metrics: { speaker_windows: number; speaker_change_score: number } }).metrics;
+    assert.ok(metrics(one).speaker_windows >= 2 && metrics(one).speaker_change_score < 2.4, JSON.stringify(metrics(one)));
+    assert.ok(metrics(two).speaker_change_score > 2.4, JSON.stringify(metrics(two)));
   });
 
   test('bad uploads get stable 4xx codes, never a 500, and leave no temporary file', async () => {

@@ -110,7 +110,7 @@ export function passed(analysis: ReferenceAnalysis): boolean {
   return analysis.failedChecks.length === 0;
 }
 
-/** What is kept of the analysis with a stored clip (cloning reads the speaker vector and pitch). */
+/** What is kept of the analysis with a stored clip. */
 function storedAnalysis(a: ReferenceAnalysis): Record<string, unknown> {
   return {
     warnings: a.warnings,
@@ -123,7 +123,8 @@ function storedAnalysis(a: ReferenceAnalysis): Record<string, unknown> {
     f0_p90_hz: a.f0P90Hz,
     words_per_minute: a.wordsPerMinute,
     speakers_estimate: a.speakersEstimate,
-    speaker_vector: a.speakerVector,
+    speaker_windows: a.speakerWindows,
+    speaker_change_score: a.speakerChangeScore,
   };
 }
 
@@ -157,7 +158,8 @@ export function validationJson(v: ReferenceValidation): Record<string, unknown> 
       f0_p10_hz: round(a.f0P10Hz, 1),
       f0_p90_hz: round(a.f0P90Hz, 1),
       words_per_minute: round(a.wordsPerMinute, 1),
-      speaker_vector_available: a.speakerVector.length > 0,
+      speaker_windows: a.speakerWindows,
+      speaker_change_score: round(a.speakerChangeScore, 3),
       analysed_sec: round(a.analysedSec, 3),
       compute_ms: round(a.computeSec * 1000, 1),
     },

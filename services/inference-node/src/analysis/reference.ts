@@ -1,7 +1,7 @@
 /**
  * Reference-clip analysis for voice cloning: what the container says, the guideline checks
- * (3-10 s, mono, >= 16 kHz), quality warnings with stable codes, and the features cloning uses
- * (speaker vector, pitch, speaking rate). Long clips are measured over their first
+ * (3-10 s, mono, >= 16 kHz), quality warnings with stable codes (the more-than-one-speaker check
+ * in speaker-change.ts), pitch and speaking rate; cloning's speaker vector (speakerAnalysis). Long clips are measured over their first
  * `maxAnalysisSec` seconds; their duration still comes from the whole file.
  */
 import { REFERENCE_GUIDELINE, TtsError } from '@tts/common';
@@ -9,6 +9,7 @@ import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } fr
 import { decodeWithFfmpeg, probeAudio, resample, type PcmAudio } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
 import { measureLevels, measurePitch, type LevelFacts } from './measure.js';
+import { detectSpeakerChange } from './speaker-change.js';
 import { suffixOf, type ReceivedUpload } from './upload.js';
 
 /** Analysis runs at the VAD's and the recognizer's rate. */
@@ -42,7 +43,7 @@ export const WARNING_THRESHOLDS = Object.freeze({
   edgeSilenceSec: 1,
   /** SNR estimate below which LOW_SNR is raised, dB. */
   snrDb: 20,
-  /** Window of the speaker check, s, and the cosine below which two windows are different speakers. */
+  /** Window of a voice's speaker vector, s, and the cosine below which two windows are different speakers (cloning's profiles). */
   speakerWindowSec: 2,
   speakerChangeCosine: 0.45,
 } as const);
@@ -65,19 +66,19 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
   const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
   const vad = await models.vad();
   const segments: SpeechSegment[] = vad ? await vad.segments({ samples: pcm, sampleRate: ANALYSIS_RATE }) : [];
-  const speech = await models.speech();
+  const speech = options.transcribe ? await models.speech() : undefined;
   // Recognition runs on libuv's threads: started first, it overlaps the measurements below.
-  const speakerWork = speech ? speakerAnalysis(speech, pcm, segments) : Promise.resolve({ vector: null, speakers: 1 });
-  const transcriptionWork = speech && options.transcribe ? transcribeWith(speech, pcm) : Promise.resolve(undefined);
+  const transcriptionWork = speech ? transcribeWith(speech, pcm) : Promise.resolve(undefined);
   const levels = measureLevels(pcm, ANALYSIS_RATE, segments, native.samples);
   const pitch = measurePitch(pcm, ANALYSIS_RATE, segments);
-  const [{ vector: speakerVector, speakers }, transcription] = await Promise.all([speakerWork, transcriptionWork]);
+  const speakerCheck = detectSpeakerChange(pcm, segments);
+  const transcription = await transcriptionWork;
   const speechSec = segments.reduce((sum, s) => sum + (s.endSec - s.startSec), 0);
   const wordCount = transcription?.words.length ?? 0;
   const failedChecks = guidelineFailures(facts);
   return {
     audio: facts,
-    warnings: [...failedChecks.map((code) => guidelineWarning(code, facts)), ...qualityWarnings(levels, vad !== undefined, speakers, facts)],
+    warnings: [...failedChecks.map((code) => guidelineWarning(code, facts)), ...qualityWarnings(levels, vad !== undefined, speakerCheck.speakers)],
     failedChecks,
     speechRatio: levels.speechRatio,
     leadingSilenceSec: levels.leadingSilenceSec,
@@ -86,8 +87,9 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
     speechLevelDbfs: finite(levels.speechLevelDbfs),
     clippedRatio: levels.clippedRatio,
     snrDb: levels.snrDb,
-    speakersEstimate: speakers,
-    speakerVector: speakerVector ? Array.from(speakerVector) : [],
+    speakersEstimate: speakerCheck.speakers,
+    speakerWindows: speakerCheck.windows,
+    speakerChangeScore: speakerCheck.score,
     medianF0Hz: pitch.medianHz,
     f0P10Hz: pitch.p10Hz,
     f0P90Hz: pitch.p90Hz,
@@ -152,7 +154,7 @@ function guidelineWarning(code: string, facts: AudioFacts): AnalysisWarning {
   }
 }
 
-function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number, _facts: AudioFacts): AnalysisWarning[] {
+function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number): AnalysisWarning[] {
   const t = WARNING_THRESHOLDS;
   const out: AnalysisWarning[] = [];
   if (levels.clippedRatio > t.clippedRatio) out.push({ code: 'CLIPPING', message: `${(levels.clippedRatio * 100).toFixed(2)} % of the samples are at full scale; record at a lower gain.` });
@@ -168,6 +170,7 @@ function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number, 
 }
 
 /**
+ * Cloning's speaker vector (Vosk x-vectors; validation's speaker check is speaker-change.ts).
  * Speaker vectors of the speech in windows of `speakerWindowSec` (a shorter speech segment of at
  * least 1 s is one window): the clip's vector is their normalized mean, and the speaker estimate
  * is 2 when two windows are further apart than one speaker's windows are (cosine below

@@ -5,7 +5,7 @@
  * key's sync pattern; the peak's height over the correlation's spread is the detection score,
  * its position the alignment at which the code bits are read and checked against their CRC-8.
  */
-import { fft } from './fft.js';
+import { fft } from '../audio/fft.js';
 import { BAND_HZ, CHECK_BITS, CODE_BITS, crc8, PATTERN_RATE, PAYLOAD_BITS, PERIOD, patternsOf } from './pattern.js';
 
 /** Score above which the mark is present (no unmarked clip of the benchmark came near it). */

@@ -5,7 +5,7 @@
  * unit RMS, and repeats every PERIOD samples, so a detector can fold any excerpt onto one period.
  */
 import { createHmac } from 'node:crypto';
-import { fft } from './fft.js';
+import { fft } from '../audio/fft.js';
 
 /** Rate the patterns are defined at (detection resamples to it). */
 export const PATTERN_RATE = 16_000;
@@ -87,21 +87,61 @@ export function codeBits(payload: number): number[] {
 /** Share of the mark's power spent on synchronisation; the rest is split evenly over the code bits. */
 export const SYNC_SHARE = 0.4;
 
+/** Code bits summed per table: the 40 code bits are ten groups of four. */
+const GROUP_BITS = 4;
+
+/**
+ * Per key, for each group of four code bits and each of the 16 values the group can take, the sum
+ * of the four bit patterns signed by the bits: a payload's period is then the sync pattern plus
+ * ten table rows (45 k additions instead of 168 k multiply-adds per request). 2.6 MB per key.
+ */
+const groupTables = new Map<string, Float32Array[]>();
+
+function groupTablesOf(secret: string): Float32Array[] {
+  let tables = groupTables.get(secret);
+  if (!tables) {
+    const p = patternsOf(secret);
+    const b = Math.sqrt((1 - SYNC_SHARE) / CODE_BITS);
+    tables = [];
+    for (let g = 0; g < CODE_BITS / GROUP_BITS; g++) {
+      const table = new Float32Array((1 << GROUP_BITS) * PERIOD);
+      for (let value = 0; value < 1 << GROUP_BITS; value++) {
+        const row = table.subarray(value * PERIOD, (value + 1) * PERIOD);
+        for (let k = 0; k < GROUP_BITS; k++) {
+          // The group's first bit is the value's most significant.
+          const sign = (value >>> (GROUP_BITS - 1 - k)) & 1 ? b : -b;
+          const pattern = p.bits[g * GROUP_BITS + k]!;
+          for (let i = 0; i < PERIOD; i++) row[i]! += sign * pattern[i]!;
+        }
+      }
+      tables.push(table);
+    }
+    groupTables.set(secret, tables);
+  }
+  return tables;
+}
+
 /** The one period a payload is embedded as: sync plus each bit's pattern signed by the bit, unit RMS. */
 export function markPeriod(secret: string, payload: number): Float64Array {
   const p = patternsOf(secret);
+  const tables = groupTablesOf(secret);
   const a = Math.sqrt(SYNC_SHARE);
-  const b = Math.sqrt((1 - SYNC_SHARE) / CODE_BITS);
   const bits = codeBits(payload);
-  const out = new Float64Array(PERIOD);
-  for (let i = 0; i < PERIOD; i++) out[i] = a * p.sync[i]!;
-  bits.forEach((bit, k) => {
-    const sign = bit === 1 ? b : -b;
-    const pattern = p.bits[k]!;
-    for (let i = 0; i < PERIOD; i++) out[i]! += sign * pattern[i]!;
+  // The ten rows this payload selects (CODE_BITS / GROUP_BITS), summed with the sync pattern in one pass.
+  const rows = tables.map((_table, g) => {
+    let value = 0;
+    for (let k = 0; k < GROUP_BITS; k++) value = (value << 1) | bits[g * GROUP_BITS + k]!;
+    return value * PERIOD;
   });
+  const [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9] = rows as [number, number, number, number, number, number, number, number, number, number];
+  const [t0, t1, t2, t3, t4, t5, t6, t7, t8, t9] = tables as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array, Float32Array];
+  const sync = p.sync;
+  const out = new Float64Array(PERIOD);
+  for (let i = 0; i < PERIOD; i++) {
+    out[i] = a * sync[i]! + t0[r0 + i]! + t1[r1 + i]! + t2[r2 + i]! + t3[r3 + i]! + t4[r4 + i]! + t5[r5 + i]! + t6[r6 + i]! + t7[r7 + i]! + t8[r8 + i]! + t9[r9 + i]!;
+  }
   let power = 0;
-  for (const v of out) power += v * v;
+  for (let i = 0; i < PERIOD; i++) power += out[i]! * out[i]!;
   const scale = 1 / Math.sqrt(power / PERIOD);
   for (let i = 0; i < PERIOD; i++) out[i]! *= scale;
   return out;

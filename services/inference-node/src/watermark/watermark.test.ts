@@ -43,8 +43,8 @@ describe('provenance watermark', () => {
     return 10 * Math.log10(s / n);
   };
 
-  it('marks 16 and 24 kHz speech at 35 dB SNR or more, and finds the payload and key again', () => {
-    for (const audio of [speech, resample(speech, 24_000)]) {
+  it('marks speech at 16, 24, 22.05 and an odd 44.101 kHz at 35 dB SNR or more, and finds the payload and key again', () => {
+    for (const audio of [speech, resample(speech, 24_000), resample(speech, 22_050), resample(speech, 44_101)]) {
       const marked = embedWatermark(audio.samples, { secret: KEY.secret, payload: 0xdeadbeef, sampleRate: audio.sampleRate });
       assert.equal(marked.length, audio.samples.length);
       assert.ok(snrDb(audio.samples, marked) >= 35, `SNR ${snrDb(audio.samples, marked).toFixed(1)} dB at ${audio.sampleRate} Hz`);
