@@ -85,8 +85,10 @@ export interface SynthesisStats {
   encodeMs: number;
   /** Largest engine batch one of the sentences ran in (1 without batching). */
   maxBatchSize: number;
-  /** Time spent adding the provenance mark (its pattern for this request and every piece), ms. */
+  /** Time spent adding the provenance mark to the pieces, ms (on the request's path). */
   watermarkMs: number;
+  /** Time spent building this request's mark pattern, ms (while the engine renders the first piece). */
+  watermarkSetupMs: number;
 }
 
 /** What the pipeline needs from its node. */
@@ -159,12 +161,16 @@ function checkAborted(signal: AbortSignal | undefined): void {
  */
 export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<Float32Array> {
   const resampler = plan.voice.sampleRate === plan.outputRate ? undefined : createResampler(plan.voice.sampleRate, plan.outputRate);
-  // Every output carries the provenance mark, added piece by piece as the audio leaves.
-  const markStart = performance.now();
-  const marker = deps.watermarkKey
-    ? new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? 0, sampleRate: plan.outputRate })
-    : undefined;
-  stats.watermarkMs += performance.now() - markStart;
+  // Every output carries the provenance mark, added piece by piece as the audio leaves. Its
+  // pattern for this request is built while the engine renders the first piece (on its worker
+  // thread or process), so building it costs the request no time.
+  let marker: WatermarkEmbedder | undefined;
+  const prepareMarker = (): void => {
+    if (!deps.watermarkKey || marker) return;
+    const t = performance.now();
+    marker = new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? 0, sampleRate: plan.outputRate });
+    stats.watermarkSetupMs += performance.now() - t;
+  };
   deps.admission.trackChars(plan.characters);
   let remaining = plan.characters;
   try {
@@ -181,7 +187,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       let speedApplied: boolean;
       try {
         const attributes = { ...engineAttributes, 'tts.voice': plan.voice.id, 'tts.characters': text.length, 'tts.sentence.index': i };
-        const out = await inSpan('tts.inference', attributes, async (span) => {
+        const inference = inSpan('tts.inference', attributes, async (span) => {
           let batch = 1;
           const [result] = await observeBatches(
             () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
@@ -193,6 +199,13 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
           if (plan.engine.maxBatchSize <= 1) instruments().batchSize.record(1, engineAttributes);
           return result;
         });
+        try {
+          prepareMarker();
+        } catch (err) {
+          inference.catch(() => undefined);
+          throw err;
+        }
+        const out = await inference;
         if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
         audio = out.audio;
         speedApplied = out.speedApplied;
@@ -234,11 +247,12 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     }
   } finally {
     deps.admission.trackChars(-remaining);
+    marker?.release();
   }
 }
 
 function newStats(plan: SynthesisPlan): SynthesisStats {
-  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0 };
+  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0 };
 }
 
 /** How a synthesis that threw ended, for its metrics and audio event. */

@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { decodeWav, resample, type PcmAudio } from '../audio/index.js';
@@ -91,6 +92,21 @@ describe('provenance watermark', () => {
     }
     const quieter = marked.map((v) => v * 0.5);
     assert.equal(detectWatermark(quieter, [KEY, OTHER]).payload, 123456);
+  });
+
+  it('a released embedder cannot mark, and its pooled instance starts the next stream afresh', () => {
+    const first = embedWatermark(speech.samples, { secret: KEY.secret, payload: 1, sampleRate: speech.sampleRate });
+    const other = new WatermarkEmbedder({ secret: KEY.secret, payload: 2, sampleRate: 24_000 });
+    other.process(speech.samples.subarray(0, 5000));
+    other.release();
+    assert.throws(() => other.process(speech.samples.subarray(0, 10)), /after release/);
+    // The instance `other` left (its table, level and position) does not leak into the next stream.
+    assert.deepEqual(embedWatermark(speech.samples, { secret: KEY.secret, payload: 1, sampleRate: speech.sampleRate }), first);
+  });
+
+  it('the committed marking module is marker.wat assembled (npm run wasm)', async () => {
+    const script = fileURLToPath(new URL('../../../../scripts/gen-marker-wasm.mjs', import.meta.url));
+    await promisify(execFile)(process.execPath, [script, '--check']);
   });
 
   it('code bits: 32 payload bits then a CRC-8 that a flipped bit breaks', () => {
