@@ -34,6 +34,33 @@ function toneWav(): Buffer {
 
 /** A minimal valid request per operation and the status it answers when allowed. */
 const SAMPLES: Record<string, { method: string; path: string; body?: unknown; form?: Record<string, string>; files?: Record<string, 'tone.wav'>; ok: number }> = {
+  // Studio: a valid studio credential is a fresh guest session (see 'valid_studio'); PRESETID,
+  // SHAREID and SHARETOKEN belong to another user, so the guest gets 404 where it passes access control.
+  createStudioGuest: { method: 'POST', path: '/api/studio/auth/guest', ok: 201 },
+  registerStudioUser: { method: 'POST', path: '/api/studio/auth/register', body: { password: 'matrix passphrase 123' }, ok: 422 },
+  loginStudio: { method: 'POST', path: '/api/studio/auth/login', body: { login: '', password: 'x' }, ok: 422 },
+  logoutStudio: { method: 'POST', path: '/api/studio/auth/logout', ok: 200 },
+  getStudioMe: { method: 'GET', path: '/api/studio/auth/me', ok: 200 },
+  deleteStudioAccount: { method: 'DELETE', path: '/api/studio/auth/me', ok: 200 },
+  changeStudioPassword: { method: 'POST', path: '/api/studio/auth/password', body: { current_password: 'x', new_password: 'matrix passphrase 123' }, ok: 403 },
+  getStudioVipInfo: { method: 'GET', path: '/api/studio/vip/info', ok: 200 },
+  submitStudioVipSlip: { method: 'POST', path: '/api/studio/vip/slip', files: { slip: 'tone.wav' }, form: { plan_id: 'vip_month' }, ok: 403 },
+  requestStudioVip: { method: 'POST', path: '/api/studio/vip/request', body: { plan_id: 'vip_month', message: 'Matrix.' }, ok: 403 },
+  listStudioPresets: { method: 'GET', path: '/api/studio/presets', ok: 200 },
+  createStudioPreset: { method: 'POST', path: '/api/studio/presets', body: { name: 'Matrix' }, ok: 201 },
+  updateStudioPreset: { method: 'PATCH', path: '/api/studio/presets/PRESETID', body: { name: 'x' }, ok: 404 },
+  deleteStudioPreset: { method: 'DELETE', path: '/api/studio/presets/PRESETID', ok: 404 },
+  listStudioShares: { method: 'GET', path: '/api/studio/shares', ok: 200 },
+  createStudioShare: { method: 'POST', path: '/api/studio/presets/PRESETID/share', body: {}, ok: 404 },
+  revokeStudioShare: { method: 'DELETE', path: '/api/studio/shares/SHAREID', ok: 404 },
+  getStudioShare: { method: 'GET', path: '/api/studio/share/SHARETOKEN', ok: 200 },
+  forkStudioShare: { method: 'POST', path: '/api/studio/share/SHARETOKEN/fork', body: {}, ok: 201 },
+  listStudioVipRequests: { method: 'GET', path: '/api/studio/admin/vip-requests', ok: 200 },
+  approveStudioVipRequest: { method: 'POST', path: '/api/studio/admin/vip-requests/VIPID1/approve', ok: 200 },
+  rejectStudioVipRequest: { method: 'POST', path: '/api/studio/admin/vip-requests/VIPID2/reject', ok: 200 },
+  listStudioUsers: { method: 'GET', path: '/api/studio/admin/users', ok: 200 },
+  updateStudioUser: { method: 'PATCH', path: '/api/studio/admin/users/USERID', body: { role: 'user' }, ok: 200 },
+  revokeStudioUserSessions: { method: 'POST', path: '/api/studio/admin/users/USERID/revoke-sessions', ok: 200 },
   ttsSynthesize: { method: 'POST', path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' }, ok: 200 },
   createSpeech: { method: 'POST', path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' }, ok: 200 },
   listModels: { method: 'GET', path: '/v1/models', ok: 200 },
@@ -93,8 +120,8 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   validateHubToken: { method: 'POST', path: '/api/hub/token/validate', body: { token: 'hf_matrixtoken0123456789', timeout_sec: 1 }, ok: 200 },
 };
 
-type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'admin_key' | 'wrong_admin_key';
-const CREDENTIALS: Credential[] = ['none', 'wrong_key', 'valid_key', 'disabled_key', 'studio_token', 'admin_key', 'wrong_admin_key'];
+type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'valid_studio' | 'admin_key' | 'wrong_admin_key';
+const CREDENTIALS: Credential[] = ['none', 'wrong_key', 'valid_key', 'disabled_key', 'studio_token', 'valid_studio', 'admin_key', 'wrong_admin_key'];
 
 describe('identity', () => {
   let p: TestPlatform;
@@ -113,8 +140,9 @@ describe('identity', () => {
     await p.stop();
   });
 
-  function headersFor(c: Credential): Record<string, string> {
+  function headersFor(c: Credential, studioToken: string): Record<string, string> {
     switch (c) {
+      case 'valid_studio': return { 'x-studio-token': studioToken };
       case 'none': return {};
       case 'wrong_key': return { 'x-api-key': 'tts_0123456789abcdef_notarealsecretnotarealsecretnotarealsec' };
       case 'valid_key': return { 'x-api-key': p.apiKey };
@@ -126,14 +154,20 @@ describe('identity', () => {
   }
 
   /** The documented status for a credential under an operation's security. */
-  function expected(security: unknown, c: Credential, ok: number): { status: number; code?: string } {
+  function expected(security: unknown, studioRole: string | undefined, c: Credential, ok: number): { status: number; code?: string } {
     const schemes = new Set<string>(Array.isArray(security) ? security.flatMap((r: object) => Object.keys(r)) : []);
+    const anonymous = Array.isArray(security) && security.some((r: object) => Object.keys(r).length === 0);
     const admin = schemes.has('AdminKey');
     const key = schemes.has('ApiKeyHeader');
     const challenge = schemes.has('ChallengeCookie');
-    if (!admin && !key && !challenge) return { status: ok };
+    const studio = schemes.has('StudioToken');
+    if (!admin && !key && !challenge && !studio) return { status: ok };
     if (admin && c === 'admin_key') return { status: ok };
     if (admin && c === 'wrong_admin_key') return { status: 401, code: 'AUTH_ADMIN_KEY_INVALID' };
+    if (studio && c === 'studio_token') return { status: 401, code: 'STUDIO_SESSION_INVALID' };
+    if (studio && c === 'valid_studio') return studioRole === 'admin' ? { status: 403, code: 'STUDIO_ADMIN_REQUIRED' } : { status: ok };
+    if (anonymous) return { status: ok };
+    if (studio && !admin && !key) return { status: 401, code: 'STUDIO_SESSION_MISSING' };
     if (key && c === 'valid_key') return { status: ok };
     if (key && c === 'wrong_key') return { status: 401, code: 'AUTH_KEY_INVALID' };
     if (key && c === 'disabled_key') return { status: 401, code: 'AUTH_KEY_DISABLED' };
@@ -157,16 +191,29 @@ describe('identity', () => {
     refForm.append('ref_audio', new Blob([toneWav()]), 'tone.wav');
     const ref = (await (await fetch(`${p.url}/api/reference/validate`, { method: 'POST', headers: { 'x-api-key': p.apiKey }, body: refForm })).json()) as { reference_id: string };
     const report = (await (await postJson(`${p.url}/api/compliance/abuse/report`, { category: 'other', description: 'A report for the matrix.' })).json()) as { report_id: string };
-    const fill = (path: string): string => path.replace('REPORTID', report.report_id).replace('REFID', ref.reference_id).replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
+    // Studio resources of a registered user (not the matrix's guests), and two waiting VIP requests.
+    const studio = p.facade.deps.access.studio;
+    const owner = await studio.register({ username: 'matrixowner', password: 'matrix owner passphrase' }, undefined, 'matrix');
+    const ownerPrincipal = await studio.authenticate(owner.token);
+    const ownerPreset = await p.facade.deps.studio.presets.create(ownerPrincipal, { name: 'Matrix preset' });
+    const ownerShare = await p.facade.deps.studio.presets.share(ownerPrincipal, ownerPreset.presetId, undefined);
+    const vip1 = await p.facade.deps.studio.vip.request(ownerPrincipal, 'vip_month', 'Matrix one.', 'matrix');
+    const other = await studio.register({ username: 'matrixother', password: 'matrix other passphrase' }, undefined, 'matrix');
+    const vip2 = await p.facade.deps.studio.vip.request(await studio.authenticate(other.token), 'vip_month', 'Matrix two.', 'matrix');
+    const studioFill = (path: string): string => path.replace('PRESETID', ownerPreset.presetId).replace('SHAREID', ownerShare.share.shareId).replace('SHARETOKEN', ownerShare.token)
+      .replace('VIPID1', vip1.requestId).replace('VIPID2', vip2.requestId).replace('USERID', other.user.userId);
+    const fill = (path: string): string => studioFill(path).replace('REPORTID', report.report_id).replace('REFID', ref.reference_id).replace('WEBJOBID', web.job_id).replace('WEBTOKEN', encodeURIComponent(web.job_token)).replace('JOBID', apiJob.job_id);
     const failures: string[] = [];
     for (const op of ops) {
       const sample = SAMPLES[op.operationId]!;
       for (const c of CREDENTIALS) {
         const path = fill(sample.path.replace('KEYID', spareKeyId));
-        const headers: Record<string, string> = { ...headersFor(c) };
+        // Every studio call gets a fresh guest session (logout and account deletion end theirs).
+        const headers: Record<string, string> = { ...headersFor(c, c === 'valid_studio' ? (await studio.guest('matrix')).token : '') };
         let body: string | FormData | undefined;
         if (sample.files !== undefined) {
           body = new FormData();
+          for (const [field, value] of Object.entries(sample.form ?? {})) body.append(field, value);
           for (const [field, name] of Object.entries(sample.files)) body.append(field, new Blob([toneWav()]), name);
         } else if (sample.body !== undefined) {
           headers['content-type'] = 'application/json';
@@ -176,7 +223,7 @@ describe('identity', () => {
           body = new URLSearchParams(sample.form).toString();
         }
         const res = await fetch(`${p.url}${path}`, { method: sample.method, headers, body });
-        const want = expected(op.security, c, sample.ok);
+        const want = expected(op.security, op.studioRole, c, sample.ok);
         const text = await res.text();
         if (res.status !== want.status) failures.push(`${op.operationId} with ${c}: ${res.status} (want ${want.status}) ${text.slice(0, 120)}`);
         else if (want.code && !(text.includes(`"${want.code}"`))) failures.push(`${op.operationId} with ${c}: code ${text.slice(0, 120)} (want ${want.code})`);

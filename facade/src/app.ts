@@ -38,7 +38,16 @@ const expressPath = (openApiPath: string): string => openApiPath.replace(/\{([A-
  * unauthenticated caller learns nothing about what a valid body looks like.
  */
 function registerAccessControl(app: Express, deps: FacadeDeps): void {
-  for (const op of operationsOf(deps.openapi)) app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security), deps.access));
+  for (const op of operationsOf(deps.openapi)) {
+    app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security, op), deps.access));
+    const cap = op.maxUploadBytes;
+    if (cap !== undefined) {
+      app[op.method](expressPath(op.path), (_req, res, next) => {
+        res.locals.uploadLimitBytes = cap;
+        next();
+      });
+    }
+  }
 }
 
 /** Registers every documented operation's handler; throws when the document and the handler table disagree. */

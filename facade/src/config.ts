@@ -95,6 +95,17 @@ export interface FacadeConfig {
    * DATABASE_URL: tokens cannot be stored (HUB_TOKEN_KEY_MISSING). (TTS_HUB_TOKEN_KEY)
    */
   readonly hubTokenKey: string | undefined;
+  /**
+   * Slip-verification provider of VIP payments (the SlipOK API: `POST <url>/api/line/apikey/<branch>`).
+   * Unset: every slip waits for an administrator. @default undefined (TTS_SLIP_PROVIDER_URL)
+   */
+  readonly slipProviderUrl: string | undefined;
+  /** The provider's API key (sent as `x-authorization`). (TTS_SLIP_PROVIDER_KEY) */
+  readonly slipProviderKey: string | undefined;
+  /** The provider's branch id. (TTS_SLIP_PROVIDER_BRANCH) */
+  readonly slipProviderBranch: string | undefined;
+  /** How long a slip check may take before the request waits for an administrator. @default 10000 (TTS_SLIP_PROVIDER_TIMEOUT_MS) */
+  readonly slipProviderTimeoutMs: number;
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -137,6 +148,10 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     referenceMaxStoredSec: envInt(env, 'TTS_REFERENCE_MAX_STORED_SEC', 30, { min: 10, max: 600 }),
     hubUrl: envString(env, 'TTS_MODEL_HUB_URL', 'https://huggingface.co'),
     hubTokenKey: envOptional(env, 'TTS_HUB_TOKEN_KEY'),
+    slipProviderUrl: envOptional(env, 'TTS_SLIP_PROVIDER_URL'),
+    slipProviderKey: envOptional(env, 'TTS_SLIP_PROVIDER_KEY'),
+    slipProviderBranch: envOptional(env, 'TTS_SLIP_PROVIDER_BRANCH'),
+    slipProviderTimeoutMs: envInt(env, 'TTS_SLIP_PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
   });
 }

@@ -23,6 +23,8 @@ import type { ReferenceService } from './domain/references.js';
 import type { AbuseReports } from './domain/abuse-reports.js';
 import type { HubTokenService } from './domain/hub-token.js';
 import type { ComplianceRepository } from './data/index.js';
+import type { StudioPresets } from './studio/presets.js';
+import type { VipService } from './studio/vip.js';
 import type { components, operations } from './generated/openapi.js';
 
 /** An operationId of the OpenAPI document. */
@@ -74,6 +76,8 @@ export interface FacadeDeps {
   readonly compliance: ComplianceRepository;
   /** The application's model-hub token. */
   readonly hubToken: HubTokenService;
+  /** The studio portal's presets, shares and VIP (accounts and sessions are in `access.studio`). */
+  readonly studio: { readonly presets: StudioPresets; readonly vip: VipService };
 }
 
 /** One request of operation `Id` as its handler sees it. */

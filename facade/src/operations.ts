@@ -61,6 +61,31 @@ import { getAudioLogs } from './handlers/getAudioLogs.js';
 import { streamLogs } from './handlers/streamLogs.js';
 import { getSloDashboard } from './handlers/getSloDashboard.js';
 import { getSloAlerts } from './handlers/getSloAlerts.js';
+import { createStudioGuest } from './handlers/createStudioGuest.js';
+import { registerStudioUser } from './handlers/registerStudioUser.js';
+import { loginStudio } from './handlers/loginStudio.js';
+import { logoutStudio } from './handlers/logoutStudio.js';
+import { getStudioMe } from './handlers/getStudioMe.js';
+import { deleteStudioAccount } from './handlers/deleteStudioAccount.js';
+import { changeStudioPassword } from './handlers/changeStudioPassword.js';
+import { getStudioVipInfo } from './handlers/getStudioVipInfo.js';
+import { submitStudioVipSlip } from './handlers/submitStudioVipSlip.js';
+import { requestStudioVip } from './handlers/requestStudioVip.js';
+import { listStudioPresets } from './handlers/listStudioPresets.js';
+import { createStudioPreset } from './handlers/createStudioPreset.js';
+import { updateStudioPreset } from './handlers/updateStudioPreset.js';
+import { deleteStudioPreset } from './handlers/deleteStudioPreset.js';
+import { listStudioShares } from './handlers/listStudioShares.js';
+import { createStudioShare } from './handlers/createStudioShare.js';
+import { revokeStudioShare } from './handlers/revokeStudioShare.js';
+import { getStudioShare } from './handlers/getStudioShare.js';
+import { forkStudioShare } from './handlers/forkStudioShare.js';
+import { listStudioVipRequests } from './handlers/listStudioVipRequests.js';
+import { approveStudioVipRequest } from './handlers/approveStudioVipRequest.js';
+import { rejectStudioVipRequest } from './handlers/rejectStudioVipRequest.js';
+import { listStudioUsers } from './handlers/listStudioUsers.js';
+import { updateStudioUser } from './handlers/updateStudioUser.js';
+import { revokeStudioUserSessions } from './handlers/revokeStudioUserSessions.js';
 
 export const OPERATIONS = {
   ttsSynthesize,
@@ -120,4 +145,29 @@ export const OPERATIONS = {
   getWebJobAudio,
   getWebConfig,
   getWebSystemStatus,
+  createStudioGuest,
+  registerStudioUser,
+  loginStudio,
+  logoutStudio,
+  getStudioMe,
+  deleteStudioAccount,
+  changeStudioPassword,
+  getStudioVipInfo,
+  submitStudioVipSlip,
+  requestStudioVip,
+  listStudioPresets,
+  createStudioPreset,
+  updateStudioPreset,
+  deleteStudioPreset,
+  listStudioShares,
+  createStudioShare,
+  revokeStudioShare,
+  getStudioShare,
+  forkStudioShare,
+  listStudioVipRequests,
+  approveStudioVipRequest,
+  rejectStudioVipRequest,
+  listStudioUsers,
+  updateStudioUser,
+  revokeStudioUserSessions,
 } as const satisfies { readonly [Id in OperationId]: OperationHandler<Id> };

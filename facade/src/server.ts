@@ -25,6 +25,9 @@ import { LogStreamHub } from './domain/log-stream.js';
 import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
 import { observeWriteBehind } from '@tts/common/telemetry';
+import { StudioPresets } from './studio/presets.js';
+import { SlipOkVerifier } from './studio/slip-verifier.js';
+import { VipService } from './studio/vip.js';
 
 /** Options of start(): any config field overrides the environment's. */
 export interface FacadeStartOptions extends Partial<FacadeConfig> {
@@ -53,6 +56,10 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const access = await openAccessServices(config, logger);
   const analysis = new AnalysisGateway({ router, timeoutMs: config.analysisTimeoutMs });
   const compliance = new ComplianceRepository(access.database);
+  const referenceRepo = new ReferenceRepository(access.database);
+  const slipVerifier = config.slipProviderUrl === undefined
+    ? undefined
+    : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
   const deps: FacadeDeps = {
     config,
     gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
@@ -68,8 +75,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     cleanup: new CleanupService(
       { dataDir: config.dataDir, artifactRetentionHours: config.artifactRetentionHours, sloRetentionDays: config.sloRetentionDays, referenceRetentionHours: config.referenceRetentionHours, intervalMinutes: config.cleanupIntervalMinutes },
       new SloRepository(access.database),
-      new ReferenceRepository(access.database),
+      referenceRepo,
       logger,
+      access.studioRepo,
     ),
     logStreams: new LogStreamHub(),
     analysis,
@@ -80,7 +88,11 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       await loadHubTokenCipher({ envValue: config.hubTokenKey, dataDir: config.databaseUrl === undefined && !config.ephemeral ? config.dataDir : undefined, ephemeral: config.databaseUrl === undefined && config.ephemeral }, logger),
       config.hubUrl,
     ),
-    references: new ReferenceService(new ReferenceRepository(access.database), analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
+    studio: {
+      presets: new StudioPresets(access.studioRepo, cluster, async (owner, id) => (await referenceRepo.get(owner, id)) !== undefined),
+      vip: new VipService(access.studioRepo, slipVerifier, logger),
+    },
+    references: new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
   };
   let server: Server;
   try {

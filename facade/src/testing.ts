@@ -9,3 +9,4 @@ export * from './domain/openapi-document.js';
 export * from './identity/index.js';
 export * from './slo/index.js';
 export * from './slo/objectives.js';
+export { startFakeSlipOk, type FakeSlipOk } from './testing/fake-slipok.js';

@@ -42,3 +42,20 @@ export { ReferenceRepository, type NewReference, type ReferenceRecord } from './
 export { ComplianceRepository, type AbuseAuditEntry, type AbuseReport, type AbuseStatus, type SampleWatermark, type TermsAcceptance } from './compliance.js';
 export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
+export {
+  StudioRepository,
+  writeStudioAudit,
+  type NewAuditEntry,
+  type NewStudioSession,
+  type NewStudioUser,
+  type PresetFields,
+  type StudioAuditEntry,
+  type StudioPreset,
+  type StudioRole,
+  type StudioSessionRow,
+  type StudioShare,
+  type StudioUser,
+  type StudioUserKind,
+  type VipRequest,
+  type VipStatus,
+} from './studio.js';

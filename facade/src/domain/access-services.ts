@@ -5,7 +5,9 @@
  */
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@tts/common/data';
-import { ApiKeyRepository, AuditRepository, SecretRepository, UsageRepository } from '../data/index.js';
+import { ApiKeyRepository, AuditRepository, SecretRepository, StudioRepository, UsageRepository } from '../data/index.js';
+import { StudioAccounts } from '../studio/accounts.js';
+import { PasswordHasher } from '../studio/passwords.js';
 import { openKv, type Kv } from '@tts/common/kv';
 import type { Logger } from '@tts/common';
 import type { FacadeConfig } from '../config.js';
@@ -35,6 +37,9 @@ export interface AccessServices {
   readonly quotas: QuotaService;
   readonly usage: UsageService;
   readonly audits: AuditService;
+  /** Studio accounts and sessions (read from the database on every request: no cache). */
+  readonly studio: StudioAccounts;
+  readonly studioRepo: StudioRepository;
   /** Closes storage connections. */
   close(): Promise<void>;
 }
@@ -56,6 +61,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
   }
   const apiKeyRepo = new ApiKeyRepository(database);
   const usageRepo = new UsageRepository(database);
+  const studioRepo = new StudioRepository(database);
   // Embedded, this facade is the database's only writer, so its caches can live longer.
   const identityCacheMs = config.identityCacheMs ?? (embedded ? 60_000 : 2000);
   const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs });
@@ -85,6 +91,8 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
     quotas,
     usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder }),
     audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs }),
+    studio: new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger }),
+    studioRepo,
     async close() {
       await kv.close();
       await database.close();

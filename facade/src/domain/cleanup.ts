@@ -13,7 +13,7 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ReferenceRepository, SloRepository } from '../data/index.js';
+import type { ReferenceRepository, SloRepository, StudioRepository } from '../data/index.js';
 import type { Logger } from '@tts/common';
 
 /** Retention settings. */
@@ -31,7 +31,7 @@ export interface CleanupPolicy {
 
 /** One kind of data and how it is retained. */
 export interface RetentionItem {
-  readonly name: 'audio_artifacts' | 'slo_requests' | 'reference_audio' | 'job_records' | 'logs' | 'usage_events' | 'audit_records';
+  readonly name: 'audio_artifacts' | 'slo_requests' | 'reference_audio' | 'studio_sessions' | 'studio_vip' | 'job_records' | 'logs' | 'usage_events' | 'audit_records';
   /** True when the cleanup deletes it past `retentionSeconds`. */
   readonly managed: boolean;
   /** Age after which it is deleted; null when it is not deleted here. */
@@ -80,6 +80,7 @@ export class CleanupService {
     private readonly slo: SloRepository,
     private readonly references: ReferenceRepository,
     private readonly logger: Logger,
+    private readonly studio?: StudioRepository,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -111,10 +112,12 @@ export class CleanupService {
       },
       { name: 'slo_requests', managed: true, retentionSeconds: p.sloRetentionDays * 86_400, location: 'database table slo_requests', note: 'One SLI row per answered request.' },
       { name: 'reference_audio', managed: true, retentionSeconds: p.referenceRetentionHours * 3600, location: 'database table reference_audio', note: 'Reference clips stored by POST /api/reference/validate; each expires this long after its upload (expired clips are never served, and are deleted here).' },
+      { name: 'studio_sessions', managed: true, retentionSeconds: null, location: 'database table studio_sessions', note: 'Studio sessions, each deleted after its own expiry (7 days idle / 30 days at most; guests 30 / 90).' },
+      { name: 'studio_vip', managed: true, retentionSeconds: null, location: 'database table studio_users', note: 'VIP memberships end at their vip_until; the end is recorded in the studio audit.' },
       { name: 'job_records', managed: false, retentionSeconds: null, location: null, note: JOB_RECORDS_NOTE },
       { name: 'logs', managed: false, retentionSeconds: null, location: null, note: LOGS_NOTE },
       { name: 'usage_events', managed: false, retentionSeconds: null, location: 'database table usage_events', note: USAGE_NOTE },
-      { name: 'audit_records', managed: false, retentionSeconds: null, location: 'database tables job_access_audit, consent_audit', note: AUDIT_NOTE },
+      { name: 'audit_records', managed: false, retentionSeconds: null, location: 'database tables job_access_audit, consent_audit, studio_audit', note: AUDIT_NOTE },
     ];
   }
 
@@ -149,7 +152,7 @@ export class CleanupService {
   private async execute(trigger: CleanupReport['trigger']): Promise<CleanupReport> {
     const startedAt = this.clock();
     const started = performance.now();
-    const items: CleanupItemResult[] = [await this.artifacts(startedAt), await this.sliRows(startedAt), await this.referenceClips(startedAt)];
+    const items: CleanupItemResult[] = [await this.artifacts(startedAt), await this.sliRows(startedAt), await this.referenceClips(startedAt), ...(await this.studioRows(startedAt))];
     items.push(
       { name: 'job_records', status: 'not_configured', removed: 0, bytesFreed: 0, note: JOB_RECORDS_NOTE },
       { name: 'logs', status: 'not_stored', removed: 0, bytesFreed: 0, note: LOGS_NOTE },
@@ -160,6 +163,23 @@ export class CleanupService {
     this.last = report;
     this.logger.info('cleanup done', { trigger, ...Object.fromEntries(items.filter((i) => i.status === 'ok' || i.status === 'failed').map((i) => [i.name, i.status === 'ok' ? i.removed : 'failed'])) });
     return report;
+  }
+
+  private async studioRows(now: Date): Promise<CleanupItemResult[]> {
+    const studio = this.studio;
+    if (!studio) return [];
+    const one = async (name: 'studio_sessions' | 'studio_vip', note: string, work: () => Promise<number>): Promise<CleanupItemResult> => {
+      try {
+        return { name, status: 'ok', removed: await work(), bytesFreed: 0, note };
+      } catch (err) {
+        this.logger.error('studio cleanup failed', { item: name, err });
+        return { name, status: 'failed', removed: 0, bytesFreed: 0, note: 'See the log.' };
+      }
+    };
+    return [
+      await one('studio_sessions', 'Studio sessions past their expiry (expired sessions are never accepted; this removes their rows).', () => studio.deleteExpiredSessions(now)),
+      await one('studio_vip', 'VIP memberships past their end, ended and audited (vip.expired).', () => studio.expireVip(now)),
+    ];
   }
 
   private async referenceClips(now: Date): Promise<CleanupItemResult> {

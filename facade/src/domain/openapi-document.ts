@@ -38,16 +38,32 @@ export interface DocumentedOperation {
   readonly operationId: string;
   /** The operation's `security` requirements (undefined: the document's default). */
   readonly security: unknown;
+  /** `x-rate-profile`: the rate profile a studio session is counted against (default `studio`). */
+  readonly rateProfile: string | undefined;
+  /** `x-studio-role`: the role a studio session needs (e.g. `admin`). */
+  readonly studioRole: string | undefined;
+  /** `x-max-upload-bytes`: a cap on the uploaded file below the global one. */
+  readonly maxUploadBytes: number | undefined;
 }
 
 /** Every operation in the document. */
 export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
-  const paths = (doc.document['paths'] ?? {}) as Record<string, Record<string, { operationId?: string; security?: unknown }>>;
+  const paths = (doc.document['paths'] ?? {}) as Record<string, Record<string, { operationId?: string; security?: unknown; 'x-rate-profile'?: string; 'x-studio-role'?: string; 'x-max-upload-bytes'?: number }>>;
   const out: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (op?.operationId) out.push({ method, path, operationId: op.operationId, security: op.security ?? doc.document['security'] });
+      if (op?.operationId) {
+        out.push({
+          method,
+          path,
+          operationId: op.operationId,
+          security: op.security ?? doc.document['security'],
+          rateProfile: op['x-rate-profile'],
+          studioRole: op['x-studio-role'],
+          maxUploadBytes: op['x-max-upload-bytes'],
+        });
+      }
     }
   }
   return out;

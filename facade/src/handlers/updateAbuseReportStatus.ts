@@ -1,3 +1,4 @@
+import { actorOf, callerOf } from '../middleware/access.js';
 import { abuseReportJson } from '../domain/abuse-reports.js';
 import type { OperationHandler } from '../handler-context.js';
 import { historyJson } from './getAbuseReport.js';
@@ -7,7 +8,7 @@ import { historyJson } from './getAbuseReport.js';
  * open -> reviewing -> actioned | dismissed; any other move answers 409. Audited.
  */
 export const updateAbuseReportStatus: OperationHandler<'updateAbuseReportStatus'> = async ({ params, body, res, deps }) => {
-  const report = await deps.abuseReports.move(params.report_id, body.status, 'admin', body.note ?? null);
+  const report = await deps.abuseReports.move(params.report_id, body.status, actorOf(callerOf(res)), body.note ?? null);
   const history = await deps.abuseReports.history(params.report_id);
   res.json({ ...abuseReportJson(report, true), history: history.map(historyJson) });
 };

@@ -1,6 +1,7 @@
 /**
  * Rate limits per profile, exactly as documented: public and challenge 30/min, api_key 360/min,
- * studio 8/min, counted in the shared Kv (Redis across replicas) with a sliding window. The same
+ * studio 8/min (what costs: synthesis, jobs, slips; per user), studio_edit 120/min (reading and
+ * editing one's own presets and shares, administration; per session), counted in the shared Kv (Redis across replicas) with a sliding window. The same
  * decision feeds the RateLimit-* headers, Retry-After and the web job response's `rate_limit`.
  */
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '@tts/common/kv';
@@ -8,7 +9,7 @@ import { TtsError } from '@tts/common';
 import type { Tier } from './tiers.js';
 
 /** The rate profiles. */
-export type RateProfile = 'public' | 'challenge' | 'api_key' | 'studio';
+export type RateProfile = 'public' | 'challenge' | 'api_key' | 'studio' | 'studio_edit';
 
 /**
  * The documented limits. `public` (key-less calls, counted per client address) and `challenge`
@@ -19,6 +20,7 @@ export const RATE_PROFILES: Readonly<Record<RateProfile, RateLimitRule>> = {
   challenge: { limit: 30, windowSec: 60 },
   api_key: { limit: 360, windowSec: 60 },
   studio: { limit: 8, windowSec: 60 },
+  studio_edit: { limit: 120, windowSec: 60 },
 };
 
 /** The `rate_limit` object of the web job response. */

@@ -4,39 +4,87 @@
  * - no requirement: public;
  * - ApiKeyHeader / BearerAuth: an API key (X-API-Key, or `Authorization: Bearer` for OpenAI clients);
  * - ChallengeCookie: the anti-bot challenge pass, when the auth mode is api_key_or_challenge;
- * - AdminKey: the administrator key (X-Admin-Key).
+ * - AdminKey: the administrator key (X-Admin-Key);
+ * - StudioToken: a studio session (X-Studio-Token), counted against the operation's
+ *   `x-rate-profile` (`studio`, 8/min per user, for what costs; `studio_edit`, 120/min per session,
+ *   for reading and editing one's own presets and shares); `x-studio-role: admin` asks for the
+ *   admin role (administration: the administrator key or a studio administrator);
+ * - an empty requirement `{}` beside others: the credential is optional (e.g. registering from a
+ *   guest session or without one).
  * The caller is counted against its rate profile (RateLimit-* headers on every answer) and stored
  * in res.locals for the handler.
  */
 import type { RequestHandler, Response } from 'express';
 import { TtsError } from '@tts/common';
 import type { AccessServices } from '../domain/access-services.js';
-import { rateLimitHeaders, RateLimitedError, type Principal } from '../identity/index.js';
+import { rateLimitHeaders, RateLimitedError, type Principal, type RateProfile } from '../identity/index.js';
+import type { DocumentedOperation } from '../domain/openapi-document.js';
+import type { StudioPrincipal } from '../studio/accounts.js';
 
 /** Which credentials an operation accepts. */
 export interface AccessPolicy {
   readonly apiKey: boolean;
   readonly challenge: boolean;
   readonly admin: boolean;
+  readonly studio: boolean;
+  /** A credential is optional (an empty requirement `{}` is listed). */
+  readonly anonymous: boolean;
+  /** The role a studio session needs, if any. */
+  readonly studioRole: 'admin' | undefined;
+  /** The rate profile of a studio session. */
+  readonly studioRateProfile: Extract<RateProfile, 'studio' | 'studio_edit'>;
+}
+
+/** A studio session as a caller. */
+export interface StudioCaller {
+  readonly method: 'studio';
+  readonly principal: StudioPrincipal;
+  readonly rateProfile: RateProfile;
+  readonly subject: string;
 }
 
 /** The authenticated caller of a request. */
-export type Caller = { readonly method: 'public' } | { readonly method: 'admin' } | Principal;
+export type Caller = { readonly method: 'public' } | { readonly method: 'admin' } | Principal | StudioCaller;
 
-/** The policy of an operation from its OpenAPI `security` array (absent or empty: public). */
-export function accessPolicyOf(security: unknown): AccessPolicy {
+/** The policy of an operation from its OpenAPI `security` array (absent or empty: public) and extensions. */
+export function accessPolicyOf(security: unknown, op: Partial<Pick<DocumentedOperation, 'rateProfile' | 'studioRole'>> = {}): AccessPolicy {
   const schemes = new Set<string>();
-  if (Array.isArray(security)) for (const req of security) if (req && typeof req === 'object') for (const k of Object.keys(req)) schemes.add(k);
+  let anonymous = false;
+  if (Array.isArray(security)) {
+    for (const req of security) {
+      if (!req || typeof req !== 'object') continue;
+      if (Object.keys(req).length === 0) anonymous = true;
+      for (const k of Object.keys(req)) schemes.add(k);
+    }
+  }
   return {
     apiKey: schemes.has('ApiKeyHeader') || schemes.has('BearerAuth'),
     challenge: schemes.has('ChallengeCookie'),
     admin: schemes.has('AdminKey'),
+    studio: schemes.has('StudioToken'),
+    anonymous,
+    studioRole: op.studioRole === 'admin' ? 'admin' : undefined,
+    studioRateProfile: op.rateProfile === 'studio_edit' ? 'studio_edit' : 'studio',
   };
 }
 
 /** True when the policy needs no credential. */
 export function isPublic(policy: AccessPolicy): boolean {
-  return !policy.apiKey && !policy.challenge && !policy.admin;
+  return !policy.apiKey && !policy.challenge && !policy.admin && !policy.studio;
+}
+
+/** The studio caller of an operation that only studio sessions reach. */
+export function studioCallerOf(res: Response): StudioPrincipal {
+  const caller = callerOf(res);
+  if (caller.method !== 'studio') throw new TtsError('STUDIO_SESSION_MISSING');
+  return caller.principal;
+}
+
+/** Who acted, for audits: `admin` (the administrator key) or `studio:<user_id>`. */
+export function actorOf(caller: Caller): string {
+  if (caller.method === 'studio') return `studio:${caller.principal.user.userId}`;
+  if (caller.method === 'api_key') return `api_key:${caller.subject}`;
+  return caller.method;
 }
 
 /** The caller stored by accessControl (public when the operation is public). */
@@ -60,12 +108,28 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
   if (isPublic(policy)) return (_req, _res, next) => next();
   return async (req, res, next) => {
     const adminHeader = req.get('x-admin-key');
+    const studioToken = req.get('x-studio-token');
     let caller: Caller;
     if (policy.admin && adminHeader !== undefined) {
       access.admin.verify(adminHeader);
       caller = { method: 'admin' };
+    } else if (policy.studio && studioToken !== undefined) {
+      const principal = await access.studio.authenticate(studioToken);
+      if (policy.studioRole === 'admin' && principal.user.role !== 'admin') throw new TtsError('STUDIO_ADMIN_REQUIRED');
+      // What costs is counted per user (every session of the user together); editing per session.
+      const profile = policy.studioRole === 'admin' ? 'studio_edit' : policy.studioRateProfile;
+      const subject = profile === 'studio_edit' ? principal.sessionId : principal.user.userId;
+      const decision = await access.rateLimits.consume(profile, subject);
+      for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
+      if (!decision.allowed) throw new RateLimitedError(decision);
+      res.locals.rateLimit = decision;
+      caller = { method: 'studio', principal, rateProfile: profile, subject };
+    } else if (policy.anonymous) {
+      caller = { method: 'public' };
     } else if (!policy.apiKey && !policy.challenge) {
-      // Administrator-only operation; a key or a pass does not make an administrator.
+      // A studio operation without a session; or an administrator operation: a key or a pass does
+      // not make an administrator.
+      if (policy.studio && !policy.admin) throw new TtsError('STUDIO_SESSION_MISSING');
       throw new TtsError('AUTH_ADMIN_REQUIRED');
     } else {
       const apiKey = apiKeyOf(req.get('x-api-key'), req.get('authorization'));

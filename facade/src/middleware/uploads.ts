@@ -55,13 +55,15 @@ const FORM_OVERHEAD_BYTES = 256 * 1024;
 const isMultipart = (req: Request): boolean => (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 
 /** The middleware; leaves other content types to the JSON and urlencoded parsers. */
-export function multipartUploads(limits: UploadLimits): RequestHandler {
-  const maxFiles = limits.maxFiles ?? 1;
+export function multipartUploads(globalLimits: UploadLimits): RequestHandler {
+  const maxFiles = globalLimits.maxFiles ?? 1;
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!isMultipart(req)) {
       next();
       return;
     }
+    const own = res.locals.uploadLimitBytes;
+    const limits = own !== undefined && own < globalLimits.maxFileBytes ? { ...globalLimits, maxFileBytes: own } : globalLimits;
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared > limits.maxFileBytes + FORM_OVERHEAD_BYTES) {
       refuse(req, next, tooLarge(limits.maxFileBytes));

@@ -148,6 +148,109 @@ export const ERROR_CATALOGUE = {
     http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The report cannot move to that status from its current one.',
     hint: 'Reports move open -> reviewing -> actioned or dismissed; read the report and its history first.', openaiType: 'invalid_request_error', retryable: false,
   },
+  // The studio portal: accounts and sessions.
+  STUDIO_SESSION_MISSING: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'No studio session token was sent.',
+    hint: 'Start a session with POST /api/studio/auth/guest, /register or /login and send its token in X-Studio-Token.', openaiType: 'authentication_error', retryable: false,
+  },
+  STUDIO_SESSION_INVALID: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The studio session token is unknown, expired or revoked.',
+    hint: 'Log in again (POST /api/studio/auth/login) or start a guest session.', openaiType: 'authentication_error', retryable: false,
+  },
+  STUDIO_ACCOUNT_DISABLED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The studio account is disabled.',
+    hint: 'Contact the administrators of this studio.', openaiType: 'permission_error', retryable: false,
+  },
+  STUDIO_ADMIN_REQUIRED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The operation is reserved to administrators.',
+    hint: 'Use a studio account with the admin role, or the administrator key in X-Admin-Key.', openaiType: 'permission_error', retryable: false,
+  },
+  STUDIO_REGISTRATION_REQUIRED: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'A guest session cannot do this; the account must be registered.',
+    hint: 'Register (POST /api/studio/auth/register with the guest token keeps the presets), then retry.', openaiType: 'permission_error', retryable: false,
+  },
+  STUDIO_LOGIN_FAILED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The login or the password is wrong.',
+    hint: 'Check both; repeated failures are throttled per account and per address.', openaiType: 'authentication_error', retryable: false,
+  },
+  STUDIO_LOGIN_THROTTLED: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Too many failed logins for this account or from this address.',
+    hint: 'Wait for the Retry-After delay before trying again.', openaiType: 'rate_limit_error', retryable: true,
+  },
+  STUDIO_PASSWORD_TOO_SHORT: invalid('The password is too short (at least 12 characters).', 'Use a longer password; a passphrase of several words is easy to remember.'),
+  STUDIO_PASSWORD_TOO_LONG: invalid('The password is too long (at most 128 characters).', 'Use a password of 12 to 128 characters.'),
+  STUDIO_PASSWORD_WEAK: invalid('The password is known from breaches, repetitive or sequential, or contains the account name.', 'Choose another password; length matters more than symbols.'),
+  STUDIO_PASSWORD_INCORRECT: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The current password is wrong.',
+    hint: 'Send the account\'s current password in current_password.', openaiType: 'permission_error', retryable: false,
+  },
+  STUDIO_USERNAME_INVALID: invalid('The username is not valid.', 'Use 3 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.'),
+  STUDIO_EMAIL_INVALID: invalid('The email address is not valid.', 'Send an address such as name@example.org (at most 254 characters).'),
+  STUDIO_LOGIN_NAME_MISSING: invalid('Registration needs a username or an email address.', 'Send username, email or both.'),
+  STUDIO_USERNAME_TAKEN: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The username is taken (names are compared case-insensitively after Unicode normalization).',
+    hint: 'Pick another username.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_EMAIL_TAKEN: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The email address is already registered.',
+    hint: 'Log in with it, or use another address.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_ALREADY_REGISTERED: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'This session already belongs to a registered account.',
+    hint: 'Log out first to register another account.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_USER_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The studio user does not exist.',
+    hint: 'List users with GET /api/studio/admin/users.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_SELF_LOCKOUT: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'An administrator cannot remove their own admin role or disable their own account.',
+    hint: 'Ask another administrator, or use the administrator key.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  // The studio portal: presets and shares.
+  STUDIO_PRESET_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The preset does not exist or belongs to another user.',
+    hint: 'List your presets with GET /api/studio/presets.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_PRESET_LIMIT_REACHED: {
+    http: 409, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The account holds as many presets as its tier allows.',
+    hint: 'Delete a preset, register (guests have a lower limit) or become VIP; see GET /api/studio/vip/info.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_SHARE_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The share does not exist or belongs to another user.',
+    hint: 'Check the link; list your shares with GET /api/studio/shares.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_SHARE_REVOKED: {
+    http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The share was revoked by its owner.',
+    hint: 'Ask the owner for a new link.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_SHARE_EXPIRED: {
+    http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The share has expired.',
+    hint: 'Ask the owner for a new link.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_SHARE_LIMIT_REACHED: {
+    http: 409, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The account holds as many active shares as it may.',
+    hint: 'Revoke a share (DELETE /api/studio/shares/{share_id}) first.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  // The studio portal: VIP.
+  STUDIO_VIP_PLAN_UNKNOWN: invalid('The VIP plan does not exist.', 'Pick a plan id from GET /api/studio/vip/info.'),
+  STUDIO_SLIP_NOT_IMAGE: invalid('The slip is not a JPEG, PNG or WebP image.', 'Send the payment slip image (a screenshot or the bank app\'s saved slip) in the `slip` field.'),
+  STUDIO_SLIP_DUPLICATE: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'This payment slip was already submitted.',
+    hint: 'Each transfer grants VIP once; see the existing request in GET /api/studio/vip/info.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_VIP_REQUEST_PENDING: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'A VIP request of this account is already waiting for an administrator.',
+    hint: 'Wait for the decision; GET /api/studio/vip/info shows the request.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_VIP_REQUEST_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The VIP request does not exist.',
+    hint: 'List requests with GET /api/studio/admin/vip-requests.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_VIP_REQUEST_DECIDED: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The VIP request is not waiting for a decision.',
+    hint: 'Only a request in pending_review can be approved or rejected.', openaiType: 'invalid_request_error', retryable: false,
+  },
   AUDIO_PROCESSING_FAILED: {
     http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'An audio processing step (such as the speed change) failed.',
     hint: 'Retry, or send speed 1.0.', openaiType: 'server_error', retryable: true,

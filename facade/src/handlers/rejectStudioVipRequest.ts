@@ -1,0 +1,9 @@
+import { actorOf, callerOf } from '../middleware/access.js';
+import { vipRequestJson } from '../studio/vip.js';
+import type { OperationHandler } from '../handler-context.js';
+
+/** POST /api/studio/admin/vip-requests/{request_id}/reject: only from pending_review (else 409). */
+export const rejectStudioVipRequest: OperationHandler<'rejectStudioVipRequest'> = async ({ res, deps, params, requestId }) => {
+  const request = await deps.studio.vip.decide(params.request_id, 'rejected', actorOf(callerOf(res)), requestId);
+  res.json(vipRequestJson(request, true));
+};

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TtsError } from '@tts/common';
+import { checkNewPassword, PasswordHasher } from './passwords.js';
+
+const codeOf = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TtsError) return err.code;
+    throw err;
+  }
+  return 'accepted';
+};
+
+describe('studio passwords', () => {
+  test('length over composition: long passphrases pass, short, breached, repetitive and self-named ones do not', () => {
+    const cases: [string, string][] = [
+      ['correct horse battery staple', 'accepted'],
+      ['ünïcödé pässphrase 🙂', 'accepted'],
+      ['Sh0rt!pw', 'STUDIO_PASSWORD_TOO_SHORT'],
+      ['x'.repeat(129), 'STUDIO_PASSWORD_TOO_LONG'],
+      ['qwerty123456', 'STUDIO_PASSWORD_WEAK'],
+      ['Password1234!', 'STUDIO_PASSWORD_WEAK'],
+      ['zzzzzzzzzzzzzz', 'STUDIO_PASSWORD_WEAK'],
+      ['abcabcabcabcabc', 'STUDIO_PASSWORD_WEAK'],
+      ['123456789012', 'STUDIO_PASSWORD_WEAK'],
+      ['margaret-in-the-garden', 'STUDIO_PASSWORD_WEAK'],
+    ];
+    for (const [pw, want] of cases) assert.equal(codeOf(() => checkNewPassword(pw, { username: 'Margaret' })), want, pw);
+  });
+
+  test('NFKC normalization: a fullwidth password counts its normalized characters and verifies in either form', async () => {
+    const hasher = new PasswordHasher();
+    const fullwidth = 'ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ';
+    const stored = await hasher.hash(checkNewPassword(fullwidth, {}));
+    assert.match(stored, /^scrypt\$15\$8\$1\$/);
+    assert.equal(await hasher.verify('correct horse battery', stored), true);
+    assert.equal(await hasher.verify('correct horse batterz', stored), false);
+    assert.equal(await hasher.verify('anything', 'not-a-hash'), false);
+  });
+
+  test('an unknown account costs one hash, like a wrong password', async () => {
+    const hasher = new PasswordHasher();
+    const stored = await hasher.hash('correct horse battery staple');
+    const runs = hasher.hashRuns;
+    assert.equal(await hasher.verifyUnknown('guess one two three'), false);
+    assert.equal(await hasher.verify('guess one two three', stored), false);
+    assert.equal(hasher.hashRuns - runs, 2);
+  });
+});

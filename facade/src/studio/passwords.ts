@@ -1,0 +1,120 @@
+/**
+ * Studio passwords, as NIST SP 800-63B asks: length over composition (at least 12 characters, at
+ * most 128, any Unicode, normalized NFKC before hashing), no composition rules, refused when the
+ * password is on a list of passwords known from breaches (the ~49k-entry list zxcvbn ships, from
+ * `@zxcvbn-ts/language-common`), is repetitive or sequential, or contains the account's own name.
+ *
+ * Hashing is scrypt (N=2^15, r=8, p=1, 16-byte salt, 32-byte key; about 64 ms and 32 MiB here),
+ * run on libuv's thread pool, never on the event loop. The stored form names its parameters
+ * (`scrypt$15$8$1$<salt>$<key>`), so they can be raised later and old hashes still verify.
+ * `verifyUnknown` runs the same work against a fixed dummy hash: a login for an unknown account
+ * takes as long as one for a known account with a wrong password.
+ */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { TtsError } from '@tts/common';
+
+/** Shortest accepted password, in characters (after normalization). */
+export const PASSWORD_MIN_LENGTH = 12;
+
+/** Longest accepted password, in characters: long passphrases fit, a 10 KB body does not. */
+export const PASSWORD_MAX_LENGTH = 128;
+
+const COMMON = new Set<string>(dictionary.passwords);
+
+/** The form every password is compared and hashed in. */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+function isRepetitiveOrSequential(p: string): boolean {
+  const chars = [...p.toLowerCase()];
+  if (new Set(chars).size <= 3) return true;
+  // A run such as abcdefghijkl or 987654321098 (steps of +1 or -1 over the whole password).
+  let up = 0;
+  let down = 0;
+  for (let i = 1; i < chars.length; i++) {
+    const d = chars[i]!.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!;
+    if (d === 1 || d === -9) up++;
+    if (d === -1 || d === 9) down++;
+  }
+  if (up >= chars.length - 2 || down >= chars.length - 2) return true;
+  // A short unit repeated: abcabcabcabc, passpasspass.
+  for (let unit = 1; unit <= chars.length / 2; unit++) {
+    if (chars.length % unit !== 0) continue;
+    const head = chars.slice(0, unit).join('');
+    if (head.repeat(chars.length / unit) === chars.join('')) return true;
+  }
+  return false;
+}
+
+/** Strips digits and symbols around a word: Password123! -> password. */
+function core(p: string): string {
+  return p.toLowerCase().replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
+}
+
+/**
+ * Checks a new password; throws STUDIO_PASSWORD_TOO_SHORT, STUDIO_PASSWORD_TOO_LONG or
+ * STUDIO_PASSWORD_WEAK (with the reason) at `loc` ['body', 'password'].
+ */
+export function checkNewPassword(password: string, context: { readonly username?: string | null; readonly email?: string | null }, field = 'password'): string {
+  const loc = ['body', field];
+  const p = normalizePassword(password);
+  const length = [...p].length;
+  if (length < PASSWORD_MIN_LENGTH) throw new TtsError('STUDIO_PASSWORD_TOO_SHORT', `The password has ${length} characters; at least ${PASSWORD_MIN_LENGTH} are needed.`, { loc });
+  if (length > PASSWORD_MAX_LENGTH) throw new TtsError('STUDIO_PASSWORD_TOO_LONG', `The password has ${length} characters; at most ${PASSWORD_MAX_LENGTH} are accepted.`, { loc });
+  const lower = p.toLowerCase();
+  if (COMMON.has(lower) || COMMON.has(core(p))) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is on a list of passwords known from breaches.', { loc });
+  if (isRepetitiveOrSequential(p)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is repetitive or sequential.', { loc });
+  for (const name of [context.username, context.email?.split('@')[0]]) {
+    const n = name?.normalize('NFKC').toLowerCase();
+    if (n !== undefined && n.length >= 3 && lower.includes(n)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password contains the account\'s name.', { loc });
+  }
+  return p;
+}
+
+const PARAMS = { logN: 15, r: 8, p: 1, keyLength: 32 } as const;
+
+function scryptAsync(password: string, salt: Buffer, logN: number, r: number, p: number, keyLength: number): Promise<Buffer> {
+  const options: ScryptOptions = { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r };
+  return new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** Hashes and verifies passwords; counts the hashes it runs (the login path's equal work is checked by it). */
+export class PasswordHasher {
+  /** How many scrypt computations this hasher has run (hash and verify). */
+  hashRuns = 0;
+  private readonly dummy: Promise<string>;
+
+  constructor() {
+    this.dummy = this.hashRaw(randomBytes(24).toString('base64'), false);
+  }
+
+  /** The stored form of a normalized password. */
+  async hash(password: string): Promise<string> {
+    return this.hashRaw(normalizePassword(password));
+  }
+
+  private async hashRaw(password: string, counted = true): Promise<string> {
+    const salt = randomBytes(16);
+    const key = await scryptAsync(password, salt, PARAMS.logN, PARAMS.r, PARAMS.p, PARAMS.keyLength);
+    if (counted) this.hashRuns++;
+    return `scrypt$${PARAMS.logN}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  }
+
+  /** True when `password` matches `stored`; a malformed stored form never matches. */
+  async verify(password: string, stored: string): Promise<boolean> {
+    const m = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/.exec(stored);
+    if (!m) return false;
+    const expected = Buffer.from(m[5]!, 'base64');
+    const key = await scryptAsync(normalizePassword(password), Buffer.from(m[4]!, 'base64'), Number(m[1]), Number(m[2]), Number(m[3]), expected.length);
+    this.hashRuns++;
+    return timingSafeEqual(key, expected);
+  }
+
+  /** The same work as `verify` for an account that does not exist; always false. */
+  async verifyUnknown(password: string): Promise<false> {
+    await this.verify(password, await this.dummy);
+    return false;
+  }
+}
