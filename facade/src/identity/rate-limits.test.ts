@@ -12,6 +12,7 @@ describe('rate profiles', () => {
       challenge: { limit: 30, windowSec: 60 },
       api_key: { limit: 360, windowSec: 60 },
       studio: { limit: 8, windowSec: 60 },
+      studio_edit: { limit: 120, windowSec: 60 },
     });
   });
 
