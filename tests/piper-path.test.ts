@@ -52,6 +52,11 @@ describe('piper voices through the whole platform', () => {
       facade: { defaultVoice: 'flite:slt' },
     });
     bulkKey = (await p.createKey({ tier: 'enterprise' })).apiKey;
+    // The node registers before its piper voices have loaded: wait until the platform serves piper.
+    await waitFor(async () => {
+      const engines = (await (await p.get('/api/plugins/engines')).json()) as { engines: { name: string; ready: boolean }[] };
+      return engines.engines.some((e) => e.name === 'piper' && e.ready);
+    }, 20_000, 'piper to be ready');
   });
 
   after(async () => {
@@ -89,6 +94,7 @@ describe('piper voices through the whole platform', () => {
   test('POST /api/tts speaks a piper voice: the decoded length is exactly ids x hop', async () => {
     const text = 'Hello from the fixture voice.';
     const res = await p.post('/api/tts', { text, voice: TINY, format: 'wav' });
+    assert.equal(res.status, 200, await res.clone().text());
     assert.equal(res.headers.get('x-tts-engine'), 'piper');
     assert.equal(res.headers.get('x-tts-voice'), TINY);
     const samples = await wavOf(res);
