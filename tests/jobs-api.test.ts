@@ -134,11 +134,19 @@ describe('jobs API (scheduler + two node processes)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await submitJob(client, jobSpec(`Web job number ${i}.`), { ownerId: 'web:s1', ownerKind: JobOwnerKind.JOB_OWNER_KIND_WEB, tier: 'web' })).jobId);
     await submitJob(client, jobSpec('Someone else.'), { ownerId: 'web:s2', ownerKind: JobOwnerKind.JOB_OWNER_KIND_WEB, tier: 'web' });
-    const { jobs } = await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 2 });
+    const { jobs } = await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 2, ownerKind: JobOwnerKind.JOB_OWNER_KIND_WEB });
     assert.deepEqual(jobs.map((j) => j.jobId), [ids[2], ids[1]]);
     assert.ok(jobs.every((j) => j.ownerKind === JobOwnerKind.JOB_OWNER_KIND_WEB && j.tier === 'web'));
-    const all = await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 0 });
+    const all = await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 0, ownerKind: JobOwnerKind.JOB_OWNER_KIND_UNSPECIFIED });
     assert.equal(all.jobs.length, 3);
+    // A studio user's job is kept with its owner kind (and a VIP tier ranks as pro); a listing of
+    // one owner kind never shows another kind's jobs of the same owner id.
+    const studio = await submitJob(client, jobSpec('A studio job.'), { ownerId: 'web:s1', ownerKind: JobOwnerKind.JOB_OWNER_KIND_STUDIO, tier: 'studio_vip' });
+    assert.equal(studio.ownerKind, JobOwnerKind.JOB_OWNER_KIND_STUDIO);
+    const studioOnly = await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 10, ownerKind: JobOwnerKind.JOB_OWNER_KIND_STUDIO });
+    assert.deepEqual(studioOnly.jobs.map((j) => j.jobId), [studio.jobId]);
+    assert.equal((await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 10, ownerKind: JobOwnerKind.JOB_OWNER_KIND_WEB })).jobs.length, 3);
+    assert.equal((await callUnary(client.listJobs.bind(client), { ownerId: 'web:s1', limit: 10, ownerKind: JobOwnerKind.JOB_OWNER_KIND_UNSPECIFIED })).jobs.length, 4);
     await Promise.all(ids.map((id) => pollJobEvents(client, id)));
   });
 

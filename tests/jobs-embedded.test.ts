@@ -68,7 +68,7 @@ describe('jobs on the embedded store and the in-process queue', () => {
     const stats = await callUnary(client.getQueueStats.bind(client), {}, { timeoutMs: 30_000 });
     assert.deepEqual([stats.queued, stats.running, stats.nodesReady], [0, 0, 0]);
     assert.ok(existsSync(join(dataDir, 'scheduler', 'pglite')), 'the embedded store lives under DATA_DIR/scheduler');
-    assert.deepEqual((await callUnary(client.listJobs.bind(client), { ownerId: 'anyone', limit: 5 })).jobs, []);
+    assert.deepEqual((await callUnary(client.listJobs.bind(client), { ownerId: 'anyone', limit: 5, ownerKind: 0 })).jobs, []);
     await assert.rejects(callUnary(client.getJob.bind(client), { jobId: 'job_x' }), (e: unknown) => e instanceof TtsError && e.code === 'JOB_NOT_FOUND');
   });
 

@@ -119,6 +119,12 @@ export class ReferenceRepository {
     return rows.length > 0;
   }
 
+  /** Deletes every clip of the owner (an account deleted); returns how many. */
+  async deleteOwner(ownerKeyId: string): Promise<number> {
+    const rows = await this.db.query<{ reference_id: string }>('DELETE FROM reference_audio WHERE owner_key_id = $1::text RETURNING reference_id', [ownerKeyId]);
+    return rows.length;
+  }
+
   /** Deletes every clip past its expiry; returns how many. */
   async deleteExpired(now = new Date()): Promise<number> {
     const rows = await this.db.query<{ reference_id: string }>('DELETE FROM reference_audio WHERE expires_at <= $1::timestamptz RETURNING reference_id', [now]);

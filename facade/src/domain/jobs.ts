@@ -3,7 +3,7 @@
  * rendered as JSON records, with their audio streamed back from the scheduler's artifact store.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import { type JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
+import { JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
 import type { CloneReport } from '@tts/proto/synthesis';
 import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
 import type { ClusterView } from './cluster.js';
@@ -115,10 +115,10 @@ export class JobsGateway {
     }
   }
 
-  /** An owner's most recent jobs. */
-  async list(ownerId: string, limit: number): Promise<Job[]> {
+  /** An owner's most recent jobs (of one owner kind, when given). */
+  async list(ownerId: string, limit: number, ownerKind: JobOwnerKind = JobOwnerKind.JOB_OWNER_KIND_UNSPECIFIED): Promise<Job[]> {
     const c = this.client;
-    return (await callUnary(c.listJobs.bind(c), { ownerId, limit }, { timeoutMs: 5000 })).jobs;
+    return (await callUnary(c.listJobs.bind(c), { ownerId, limit, ownerKind }, { timeoutMs: 5000 })).jobs;
   }
 
   /** Events after `afterEventId`, ascending. */

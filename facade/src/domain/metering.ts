@@ -7,8 +7,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { ERROR_CATALOGUE, TtsError } from '@tts/common';
-import { checkTextLength, type QuotaStatus } from '../identity/index.js';
+import { checkTextLength, type QuotaStatus, type QuotaSubject, type Tier } from '../identity/index.js';
 import type { Caller } from '../middleware/access.js';
+import { studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { AccessServices } from './access-services.js';
 
 /** What metering needs to know of a synthesis request. */
@@ -23,24 +24,38 @@ export interface MeteredRequest {
   readonly consentConfirmed: boolean | null;
 }
 
+/**
+ * Who is metered for a request: an API key (its tier and overrides) or a studio user (the tier of
+ * the account: guest, member or VIP), counted under their usage subject; undefined for callers
+ * without quotas (anti-bot passes, the administrator).
+ */
+export function meteredSubjectOf(caller: Caller): { subject: QuotaSubject; tier: Tier } | undefined {
+  if (caller.method === 'api_key') return { subject: caller.key.record, tier: caller.key.tier };
+  if (caller.method === 'studio') {
+    return { subject: { keyId: studioUsageSubject(caller.principal.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier: studioTierOf(caller.principal) };
+  }
+  return undefined;
+}
+
 /** Meters synthesis requests. */
 export class Metering {
   constructor(private readonly access: AccessServices) {}
 
   /**
-   * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys; it
+   * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys, studio users; it
    * returns the seconds of audio it delivered), and records usage and consent whatever the outcome.
    * Errors are rethrown (QuotaExceededError carries the quota status).
    */
   async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>, precheck?: () => void): Promise<void> {
     const started = performance.now();
     let quota: QuotaStatus | undefined;
+    const metered = meteredSubjectOf(caller);
     try {
       // A request refused before synthesis (e.g. a clone without consent) is audited as refused.
       precheck?.();
-      if (caller.method === 'api_key') {
-        checkTextLength(caller.key.tier, req.characters, ['body', req.textField]);
-        quota = await this.access.quotas.check(caller.key.record, caller.key.tier, req.characters);
+      if (metered) {
+        checkTextLength(metered.tier, req.characters, ['body', req.textField]);
+        quota = await this.access.quotas.check(metered.subject, metered.tier, req.characters);
       }
     } catch (err) {
       this.consent(caller, req, 'refused', err);
@@ -57,10 +72,10 @@ export class Metering {
       const code = failure === undefined ? null : failure instanceof TtsError ? failure.code : 'INTERNAL_ERROR';
       this.access.usage.record({
         requestId: req.requestId,
-        keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
+        keyId: metered?.subject.keyId ?? null,
         authMethod: caller.method,
         endpoint: req.endpoint,
-        tier: caller.method === 'api_key' ? caller.key.tier.name : null,
+        tier: metered?.tier.name ?? null,
         characters: req.characters,
         audioSeconds,
         status: failure === undefined ? 'ok' : 'error',
@@ -79,7 +94,7 @@ export class Metering {
       endpoint: req.endpoint,
       mode: req.mode,
       authMethod: caller.method,
-      keyId: caller.method === 'api_key' ? caller.key.record.keyId : null,
+      keyId: meteredSubjectOf(caller)?.subject.keyId ?? null,
       consentConfirmed: req.consentConfirmed,
       outcome,
       errorCode: err === undefined ? null : err instanceof TtsError ? err.code : 'INTERNAL_ERROR',

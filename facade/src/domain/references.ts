@@ -100,6 +100,11 @@ export class ReferenceService {
     return found;
   }
 
+  /** Deletes every clip of the owner; returns how many. */
+  deleteOwner(ownerKeyId: string): Promise<number> {
+    return this.repo.deleteOwner(ownerKeyId);
+  }
+
   async delete(ownerKeyId: string, referenceId: string): Promise<void> {
     if (!(await this.repo.delete(ownerKeyId, referenceId))) throw new TtsError('REFERENCE_NOT_FOUND', undefined, { loc: ['path', 'reference_id'] });
   }

@@ -5,15 +5,16 @@ import { callerOf } from '../middleware/access.js';
 import type { OperationHandler } from '../handler-context.js';
 
 /**
- * POST /api/compliance/terms/accept: records that the calling API key accepts the current terms
+ * POST /api/compliance/terms/accept: records that the calling API key or studio user accepts the current terms
  * version (idempotent: accepting again answers the first acceptance).
  */
 export const acceptComplianceTerms: OperationHandler<'acceptComplianceTerms'> = async ({ body, res, deps, requestId }) => {
   const version = TERMS.find((t) => t.version === body.version);
   if (!version) throw new TtsError('TERMS_VERSION_UNKNOWN', `Terms version "${body.version}" does not exist.`, { loc: ['body', 'version'] });
   if (version !== currentTerms()) throw new TtsError('TERMS_VERSION_OUTDATED', `Version ${version.version} is not current; the current one is ${currentTerms().version}.`, { loc: ['body', 'version'] });
-  const subjectId = ownerKeyIdOf(callerOf(res));
-  const { acceptance, created } = await deps.compliance.accept({ subjectType: 'api_key', subjectId, termsVersion: version.version, termsSha256: termsSha256(version) }, requestId);
+  const caller = callerOf(res);
+  const subject = caller.method === 'studio' ? { subjectType: 'studio_user' as const, subjectId: caller.principal.user.userId } : { subjectType: 'api_key' as const, subjectId: ownerKeyIdOf(caller) };
+  const { acceptance, created } = await deps.compliance.accept({ ...subject, termsVersion: version.version, termsSha256: termsSha256(version) }, requestId);
   res.status(created ? 201 : 200).json({
     accepted: true,
     version: acceptance.termsVersion,

@@ -2,12 +2,15 @@ import { RATE_PROFILES } from '../identity/index.js';
 import { studioCallerOf } from '../middleware/access.js';
 import { studioUserJson } from '../studio/accounts.js';
 import { limitsOf } from '../studio/presets.js';
+import { studioTierJson, studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/studio/auth/me: the caller, its session, limits and rate budgets. */
-export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res }) => {
+export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res, deps }) => {
   const p = studioCallerOf(res);
   const limits = limitsOf(p);
+  const tier = studioTierOf(p);
+  const quota = await deps.access.quotas.status({ keyId: studioUsageSubject(p.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier);
   res.json({
     user: studioUserJson(p.user, new Date(), false),
     session: { session_id: p.sessionId, expires_at: p.expiresAt.toISOString(), absolute_expires_at: p.absoluteExpiresAt.toISOString() },
@@ -15,6 +18,16 @@ export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res }) => {
     rate_limits: {
       studio: { limit: RATE_PROFILES.studio.limit, window_sec: RATE_PROFILES.studio.windowSec },
       studio_edit: { limit: RATE_PROFILES.studio_edit.limit, window_sec: RATE_PROFILES.studio_edit.windowSec },
+    },
+    synthesis: {
+      ...studioTierJson(tier),
+      used: {
+        stage: quota.stage,
+        day_characters: quota.daily.used,
+        month_characters: quota.monthly.used,
+        day_resets_unix: quota.daily.resetUnix,
+        month_resets_unix: quota.monthly.resetUnix,
+      },
     },
   });
 };

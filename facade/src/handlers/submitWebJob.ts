@@ -1,25 +1,29 @@
-import { JobOwnerKind } from '@tts/proto/scheduler';
 import { jobSpecOf } from '../domain/jobs.js';
 import { speechRequestOf } from '../domain/speech-request.js';
 import { rateLimitView, RATE_PROFILES } from '../identity/index.js';
+import { webJobOwnerOf } from '../domain/owner.js';
 import { callerOf } from '../middleware/access.js';
+import { webFormWithPreset } from '../studio/preset-speech.js';
 import type { OperationHandler } from '../handler-context.js';
 
 /**
- * POST /api/web/jobs/tts (multipart form, anti-bot pass, public rate profile): queues a web job and
- * answers its job token.
+ * POST /api/web/jobs/tts (multipart form; anti-bot pass, API key or studio session): queues a web job
+ * and answers its job token. A studio session owns its jobs as the studio user (listed on every
+ * session of the user) and may name one of its presets.
  */
 export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
-  const request = await speechRequestOf({ kind: 'web', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const { form, speed } = await webFormWithPreset(body, caller, deps.studio.presets);
+  const parsed = await speechRequestOf({ kind: 'web', body: form }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const request = speed === undefined ? parsed : { ...parsed, speech: { ...parsed.speech, speed } };
   const spec = await jobSpecOf(request, deps.cluster);
-  const owner = { id: caller.method === 'challenge' || caller.method === 'api_key' ? caller.subject : 'anonymous', kind: JobOwnerKind.JOB_OWNER_KIND_WEB, tier: 'web' };
+  const owner = webJobOwnerOf(caller);
   const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async () => {
     const job = await deps.jobs.submit(spec, owner, requestId);
     const { token, expiresUnix } = deps.jobTokens.issue(job.jobId);
     const decision = res.locals.rateLimit;
-    const rule = RATE_PROFILES.challenge;
+    const rule = RATE_PROFILES[caller.method === 'studio' ? 'studio' : 'challenge'];
     res.setHeader('Cache-Control', 'no-store');
     res.json({
       ok: true,

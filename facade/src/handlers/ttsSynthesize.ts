@@ -4,12 +4,16 @@ import { speechRequestOf } from '../domain/speech-request.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
 import { setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
+import { ttsBodyWithPreset } from '../studio/preset-speech.js';
 import type { OperationHandler } from '../handler-context.js';
 
-/** POST /api/tts: whole-file synthesis; with a reference (JSON reference_id, or a multipart ref_audio) a clone. */
+/**
+ * POST /api/tts: whole-file synthesis; with a reference (JSON reference_id, or a multipart ref_audio) a clone;
+ * with a studio session, a preset_id supplies the voice setup.
+ */
 export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: sent, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
-  const body = ttsBodyOf(sent);
+  const body = await ttsBodyWithPreset(ttsBodyOf(sent), caller, deps.studio.presets);
   const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
   const cloning = cloneSourceOf(body, res.locals.uploads?.find((u) => u.field === 'ref_audio'));
   const mode = cloning ? 'clone' : request.mode;

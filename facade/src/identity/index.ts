@@ -58,12 +58,13 @@ export {
   type QuotaServiceOptions,
   type QuotaStage,
   type QuotaStatus,
+  type QuotaSubject,
   type QuotaWindow,
   type UtcPeriod,
 } from './quotas.js';
 export { RATE_PROFILES, RateLimitedError, rateLimitHeaders, RateLimitService, rateLimitView, type RateLimitView, type RateProfile } from './rate-limits.js';
 export { MAX_FILTER_LENGTH, parseDay, parseDayRange, parseFilter, parseFlag, parseLimit, REPORT_LIMIT, type LimitBounds } from './report-query.js';
-export { checkTextLength, DEFAULT_TIER, findTier, requireTier, tierOfKey, TIERS, type Tier } from './tiers.js';
+export { checkTextLength, DEFAULT_TIER, findPricedTier, findTier, requireTier, STUDIO_TIERS, tierOfKey, TIERS, type Tier } from './tiers.js';
 export {
   UsageService,
   type CostDashboardQuery,

@@ -84,8 +84,14 @@ export class QuotaExceededError extends TtsError {
   }
 }
 
+/**
+ * Whose characters a quota counts: an API key (its id and overrides), or a studio user
+ * (`studio:<user_id>`, no overrides).
+ */
+export type QuotaSubject = Pick<ApiKeyRecord, 'keyId' | 'dailyCharQuota' | 'monthlyCharQuota'>;
+
 /** The quotas that apply to a key: its overrides, else its tier's. */
-export function effectiveQuotas(record: ApiKeyRecord, tier: Tier): { daily: number | null; monthly: number | null } {
+export function effectiveQuotas(record: QuotaSubject, tier: Tier): { daily: number | null; monthly: number | null } {
   return { daily: record.dailyCharQuota ?? tier.dailyCharQuota, monthly: record.monthlyCharQuota ?? tier.monthlyCharQuota };
 }
 
@@ -174,7 +180,7 @@ export class QuotaService {
   }
 
   /** The key's status if it now sent `requestChars` more characters (0: its current status). */
-  async status(record: ApiKeyRecord, tier: Tier, requestChars = 0): Promise<QuotaStatus> {
+  async status(record: QuotaSubject, tier: Tier, requestChars = 0): Promise<QuotaStatus> {
     const period = utcPeriod(this.now());
     const used = await this.used(record.keyId, period);
     return this.statusFrom(record, tier, used.day + requestChars, used.month + requestChars, period);
@@ -184,14 +190,14 @@ export class QuotaService {
    * Checks a request of `requestChars` characters before synthesis: resolves to the status to
    * report (X-Quota-Stage) and record with the usage, or throws QuotaExceededError.
    */
-  async check(record: ApiKeyRecord, tier: Tier, requestChars: number): Promise<QuotaStatus> {
+  async check(record: QuotaSubject, tier: Tier, requestChars: number): Promise<QuotaStatus> {
     const status = await this.status(record, tier, requestChars);
     if (status.stage === 'hard_block') throw new QuotaExceededError(status, this.now());
     return status;
   }
 
   /** The status for known usage figures (used by reports that read many keys at once). */
-  statusFrom(record: ApiKeyRecord, tier: Tier, dayUsed: number, monthUsed: number, period: UtcPeriod = utcPeriod(this.now())): QuotaStatus {
+  statusFrom(record: QuotaSubject, tier: Tier, dayUsed: number, monthUsed: number, period: UtcPeriod = utcPeriod(this.now())): QuotaStatus {
     const limits = effectiveQuotas(record, tier);
     const daily: QuotaWindow = { used: dayUsed, limit: limits.daily, stage: quotaStage(dayUsed, limits.daily, this.policy), resetUnix: period.nextDayUnix };
     const monthly: QuotaWindow = { used: monthUsed, limit: limits.monthly, stage: quotaStage(monthUsed, limits.monthly, this.policy), resetUnix: period.nextMonthUnix };

@@ -37,6 +37,22 @@ export const TIERS: readonly Tier[] = [
   { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, pricePerMillionCharsUsd: 10 },
 ];
 
+/**
+ * The studio tiers, by kind of studio account (studio/tiers.ts applies them): the studio rate
+ * profile (8/min) for all; volumes grow from guest to member to VIP. Studio use is not billed per
+ * character (VIP is a subscription), so their price is 0.
+ */
+export const STUDIO_TIERS = {
+  guest: { name: 'studio_guest', ratePerMinute: 8, dailyCharQuota: 5_000, monthlyCharQuota: 50_000, maxTextLength: 500, concurrentJobs: 1, pricePerMillionCharsUsd: 0 },
+  registered: { name: 'studio_member', ratePerMinute: 8, dailyCharQuota: 20_000, monthlyCharQuota: 200_000, maxTextLength: 2_000, concurrentJobs: 2, pricePerMillionCharsUsd: 0 },
+  vip: { name: 'studio_vip', ratePerMinute: 8, dailyCharQuota: 200_000, monthlyCharQuota: 3_000_000, maxTextLength: 10_000, concurrentJobs: 4, pricePerMillionCharsUsd: 0 },
+} as const satisfies Record<string, Tier>;
+
+/** The API key tier or studio tier called `name` (usage reports price both), or undefined. */
+export function findPricedTier(name: string): Tier | undefined {
+  return findTier(name) ?? Object.values(STUDIO_TIERS).find((t) => t.name === name);
+}
+
 /** The tier given to keys created without one. */
 export const DEFAULT_TIER = 'free';
 

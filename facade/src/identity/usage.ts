@@ -7,7 +7,7 @@
 import type { ApiKeyRepository, UsageEventInput, UsageRepository, UsageSummaryRow, UsageTotals } from '../data/index.js';
 import { parseDayRange, parseFilter, parseLimit } from './report-query.js';
 import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
-import { findTier, tierOfKey } from './tiers.js';
+import { findPricedTier, tierOfKey } from './tiers.js';
 import type { UsageRecorder } from './usage-recorder.js';
 import { round } from '../domain/round.js';
 
@@ -92,7 +92,7 @@ export interface UsageServiceOptions {
 
 
 function costOf(tierName: string | null, characters: number): number | null {
-  const tier = tierName === null ? undefined : findTier(tierName);
+  const tier = tierName === null ? undefined : findPricedTier(tierName);
   return tier === undefined ? null : round((characters / 1_000_000) * tier.pricePerMillionCharsUsd, 6);
 }
 

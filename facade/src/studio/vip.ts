@@ -26,6 +26,7 @@ import type { NewAuditEntry, StudioRepository, StudioUser, VipRequest, VipStatus
 import { isVip, type StudioPrincipal } from './accounts.js';
 import { STUDIO_LIMITS } from './presets.js';
 import type { SlipFacts, SlipVerdict, SlipVerifier } from './slip-verifier.js';
+import { STUDIO_TIERS, studioTierJson } from './tiers.js';
 
 /** A VIP plan. */
 export interface VipPlan {
@@ -235,8 +236,8 @@ export function planJson(p: VipPlan): Record<string, unknown> {
 /** What VIP changes, as the info page shows it. */
 export function benefitsJson(): Record<string, unknown> {
   return {
-    standard: { presets: STUDIO_LIMITS.registered.presets, active_shares: STUDIO_LIMITS.registered.shares },
-    guest: { presets: STUDIO_LIMITS.guest.presets, active_shares: STUDIO_LIMITS.guest.shares },
-    vip: { presets: STUDIO_LIMITS.vip.presets, active_shares: STUDIO_LIMITS.vip.shares },
+    standard: { presets: STUDIO_LIMITS.registered.presets, active_shares: STUDIO_LIMITS.registered.shares, synthesis: studioTierJson(STUDIO_TIERS.registered) },
+    guest: { presets: STUDIO_LIMITS.guest.presets, active_shares: STUDIO_LIMITS.guest.shares, synthesis: studioTierJson(STUDIO_TIERS.guest) },
+    vip: { presets: STUDIO_LIMITS.vip.presets, active_shares: STUDIO_LIMITS.vip.shares, synthesis: studioTierJson(STUDIO_TIERS.vip) },
   };
 }

@@ -17,8 +17,8 @@ export const TERMINAL_JOB_STATES: readonly JobState[] = ['completed', 'failed', 
 /** States in which a job waits to be dispatched. */
 export const WAITING_JOB_STATES: readonly JobState[] = ['queued', 'retrying'];
 
-/** Who owns a job: an API key (owner id = key id) or a web session/subject. */
-export type JobOwnerKind = 'api_key' | 'web';
+/** Who owns a job: an API key (owner id = key id), a web session/subject, or a studio user (owner id = user id). */
+export type JobOwnerKind = 'api_key' | 'web' | 'studio';
 
 /** What to synthesize. */
 export interface JobSpecFields {
@@ -505,11 +505,12 @@ export class JobRepository {
     return rows.map((r) => ({ jobId: r.job_id, attempts: r.attempts }));
   }
 
-  /** An owner's jobs, most recent first. */
-  async listByOwner(ownerId: string, limit: number): Promise<JobRecord[]> {
+  /** An owner's jobs (of one owner kind, when given), most recent first. */
+  async listByOwner(ownerId: string, limit: number, ownerKind?: JobOwnerKind): Promise<JobRecord[]> {
     const rows = await this.db.query<JobRow>(
-      'SELECT * FROM jobs WHERE owner_id = $1::text ORDER BY created_at DESC, job_id DESC LIMIT $2::integer',
-      [ownerId, limit],
+      `SELECT * FROM jobs WHERE owner_id = $1::text AND ($3::text IS NULL OR owner_kind = $3::text)
+       ORDER BY created_at DESC, job_id DESC LIMIT $2::integer`,
+      [ownerId, limit, ownerKind ?? null],
     );
     return rows.map(toRecord);
   }

@@ -48,7 +48,7 @@ export function jobMessage(j: JobRecord): Job {
   return {
     jobId: j.jobId,
     ownerId: j.ownerId,
-    ownerKind: j.ownerKind === 'api_key' ? JobOwnerKind.JOB_OWNER_KIND_API_KEY : JobOwnerKind.JOB_OWNER_KIND_WEB,
+    ownerKind: OWNER_KINDS[j.ownerKind],
     tier: j.tier,
     requestId: j.requestId ?? '',
     spec: specMessage(j.spec),
@@ -87,11 +87,17 @@ export function eventMessage(e: JobEventRecord): JobEvent {
   };
 }
 
-/** Stored owner kind of a proto one; VALIDATION_FAILED when unspecified. */
+const OWNER_KINDS: Readonly<Record<StoredOwnerKind, JobOwnerKind>> = {
+  api_key: JobOwnerKind.JOB_OWNER_KIND_API_KEY,
+  web: JobOwnerKind.JOB_OWNER_KIND_WEB,
+  studio: JobOwnerKind.JOB_OWNER_KIND_STUDIO,
+};
+
+/** Stored owner kind of a proto one; VALIDATION_FAILED when unspecified (or unknown). */
 export function ownerKindOf(kind: JobOwnerKind): StoredOwnerKind {
-  if (kind === JobOwnerKind.JOB_OWNER_KIND_API_KEY) return 'api_key';
-  if (kind === JobOwnerKind.JOB_OWNER_KIND_WEB) return 'web';
-  throw new TtsError('VALIDATION_FAILED', 'owner_kind must be API_KEY or WEB.', { loc: ['owner_kind'] });
+  const stored = (Object.keys(OWNER_KINDS) as StoredOwnerKind[]).find((k) => OWNER_KINDS[k] === kind);
+  if (stored === undefined) throw new TtsError('VALIDATION_FAILED', 'owner_kind must be API_KEY, WEB or STUDIO.', { loc: ['owner_kind'] });
+  return stored;
 }
 
 /** Stored spec of a proto one; TTS_FORMAT_UNSUPPORTED for an unknown encoding. */

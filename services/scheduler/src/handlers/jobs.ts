@@ -13,6 +13,7 @@ import type {
   SubmitJobRequest,
   SubmitJobResponse,
 } from '@tts/proto/scheduler';
+import { JobOwnerKind } from '@tts/proto/scheduler';
 import { toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { eventMessage, jobMessage, ownerKindOf, specOf, stateMessage } from './job-messages.js';
@@ -54,7 +55,10 @@ export function getJob(ctx: SchedulerContext): Unary<GetJobRequest, GetJobRespon
 
 /** ListJobs: an owner's jobs, most recent first (limit 1..500, default 30). */
 export function listJobs(ctx: SchedulerContext): Unary<ListJobsRequest, ListJobsResponse> {
-  return unary(async (req) => ({ jobs: (await ctx.jobs.list(req.ownerId, clampLimit(req.limit, 30, 500))).map(jobMessage) }));
+  return unary(async (req) => {
+    const kind = req.ownerKind === JobOwnerKind.JOB_OWNER_KIND_UNSPECIFIED ? undefined : ownerKindOf(req.ownerKind);
+    return { jobs: (await ctx.jobs.list(req.ownerId, clampLimit(req.limit, 30, 500), kind)).map(jobMessage) };
+  });
 }
 
 /** ListJobEvents: a page of events after an event id (limit 1..500, default 200). */

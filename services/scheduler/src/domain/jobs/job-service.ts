@@ -148,10 +148,10 @@ export class JobService {
     return job;
   }
 
-  /** The owner's jobs, most recent first. */
-  async list(ownerId: string, limit: number): Promise<JobRecord[]> {
+  /** The owner's jobs (of one owner kind, when given), most recent first. */
+  async list(ownerId: string, limit: number, ownerKind?: JobOwnerKind): Promise<JobRecord[]> {
     if (ownerId === '') throw new TtsError('VALIDATION_FAILED', 'owner_id is required.', { loc: ['owner_id'] });
-    return (await this.open()).repo.listByOwner(ownerId, limit);
+    return (await this.open()).repo.listByOwner(ownerId, limit, ownerKind);
   }
 
   /** Events of a job after `afterEventId`, ascending. */
