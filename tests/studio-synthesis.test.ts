@@ -169,7 +169,12 @@ function suite(label: string, embedded: boolean): void {
       const listed = await fetch(url('/api/web/jobs'), { headers: st(login.token) });
       assert.equal(listed.status, 200);
       assert.equal(listed.headers.get('ratelimit-limit'), '120', 'listing is on the editing budget');
-      assert.deepEqual((await json<{ jobs: { job_id: string }[] }>(listed)).jobs.map((j) => j.job_id), [created.job_id]);
+      const listedJobs = (await json<{ jobs: { job_id: string; job_token: string }[] }>(listed)).jobs;
+      assert.deepEqual(listedJobs.map((j) => j.job_id), [created.job_id]);
+      // The other session follows the job with the token the listing gives it.
+      const again = await fetch(url(`/api/web/jobs/${created.job_id}/audio`), { headers: { 'x-job-token': listedJobs[0]!.job_token } });
+      assert.equal(again.status, 200);
+      assertSpeech(await inspectClip(new Uint8Array(await again.arrayBuffer())), 0.5, 10);
       const others = await json<{ jobs: unknown[] }>(await fetch(url('/api/web/jobs'), { headers: st(other.token) }));
       assert.deepEqual(others.jobs, []);
     });

@@ -9,5 +9,12 @@ export const listWebJobs: OperationHandler<'listWebJobs'> = async ({ query, res,
   const owner = webJobOwnerOf(caller);
   const limit = query.limit ?? 30;
   const jobs = await deps.jobs.list(owner.id, limit, owner.kind);
-  res.json({ jobs: jobs.map((j) => jobJson(j, { self: `/api/web/jobs/${j.jobId}`, audio: `/api/web/jobs/${j.jobId}/audio`, events: `/api/web/jobs/${j.jobId}/events` })) });
+  // The listing is the owner's: each job comes with a fresh token, so any tab or session of the
+  // owner can follow it and fetch its audio.
+  res.json({
+    jobs: jobs.map((j) => {
+      const { token, expiresUnix } = deps.jobTokens.issue(j.jobId);
+      return { ...jobJson(j, { self: `/api/web/jobs/${j.jobId}`, audio: `/api/web/jobs/${j.jobId}/audio`, events: `/api/web/jobs/${j.jobId}/events` }), job_token: token, job_token_expires_unix: expiresUnix };
+    }),
+  });
 };
