@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNTIME_PACKAGES=(ffmpeg flite libflite1 flite1-dev espeak-ng libespeak-ng1 libespeak-ng-dev festival festvox-us-slt-hts)
-TEST_PACKAGES=(postgresql redis-server)
+TEST_PACKAGES=(postgresql redis-server chromium)
 
 packages=("${RUNTIME_PACKAGES[@]}")
 if [[ "${1:-}" == "--for-tests" ]]; then packages+=("${TEST_PACKAGES[@]}"); fi

@@ -12,6 +12,7 @@ export TTS_SHARED_MODELS_DIR="${TTS_SHARED_MODELS_DIR:-$(cd .. && pwd)/shared/mo
 
 echo "== type-check"
 npx tsc -p tsconfig.json --noEmit
+npx tsc -p web/tsconfig.json
 echo "== lint"
 npx eslint --max-warnings=0 .
 echo "== OpenAPI lint (Redocly recommended ruleset: 0 errors, 0 warnings)"

@@ -29,7 +29,8 @@ describe('packaging', () => {
       assert.deepEqual(testing, [], `${w}: test support in dist`);
       const hooks = files.filter((f) => f.endsWith('.js') && /ForTest\b/.test(readFileSync(join(root, f), 'utf8')));
       assert.deepEqual(hooks, [], `${w}: test hooks in shipped code`);
-      const exportsMap = (JSON.parse(readFileSync(join(root, w, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> }).exports;
+      // The web application is a Vite build (a page and its assets), not a module package.
+      const exportsMap = (JSON.parse(readFileSync(join(root, w, 'package.json'), 'utf8')) as { exports?: Record<string, string | Record<string, string>> }).exports ?? { './index.html': './dist/index.html' };
       for (const [entry, target] of Object.entries(exportsMap)) {
         const file = typeof target === 'string' ? target : target['default'];
         if (file === undefined) continue; // source-only entries (./testing) are not shipped

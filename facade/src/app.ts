@@ -7,6 +7,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { accessControl, accessPolicyOf } from './middleware/access.js';
 import { errorMiddleware, notFound } from './middleware/errors.js';
+import { webApp } from './middleware/web-app.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
 import { multipartUploads } from './middleware/uploads.js';
 import { requestTelemetry } from './middleware/telemetry.js';
@@ -70,6 +71,8 @@ export function createApp(deps: FacadeDeps): Express {
   app.set('trust proxy', 'loopback');
   app.use(requestId());
   app.use(requestTelemetry({ routes: new RouteMatcher(deps.openapi), recordSli: (sli) => deps.slo.record(sli) }));
+  const web = webApp(deps.config.webDir);
+  if (web) app.use(web);
   registerAccessControl(app, deps);
   app.use(multipartUploads({ maxFileBytes: deps.config.maxUploadBytes, tmpDir: deps.config.uploadTmpDir }));
   app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));

@@ -3,6 +3,7 @@
  */
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, type AuthMode } from './identity/index.js';
@@ -81,6 +82,8 @@ export interface FacadeConfig {
   readonly maxUploadBytes: number;
   /** Folder of uploads' temporary files (each removed when its response ends). @default "<os tmpdir>/tts-uploads" (TTS_UPLOAD_TMP_DIR) */
   readonly uploadTmpDir: string;
+  /** The built web application served at `/` (`npm run build` makes it). @default "<repo>/web/dist" (TTS_WEB_DIR) */
+  readonly webDir: string;
   /** Deadline of one analysis call (reference validation, transcription, detection), ms. @default 120000 (TTS_ANALYSIS_TIMEOUT_MS) */
   readonly analysisTimeoutMs: number;
   /** How long a stored reference clip is kept after its upload, hours. @default 24 (TTS_REFERENCE_RETENTION_HOURS) */
@@ -143,6 +146,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 200, { min: 1, max: 60_000 }),
     maxUploadBytes: envInt(env, 'TTS_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, { min: 1024, max: 1024 * 1024 * 1024 }),
     uploadTmpDir: path.resolve(envString(env, 'TTS_UPLOAD_TMP_DIR', path.join(tmpdir(), 'tts-uploads'))),
+    webDir: path.resolve(envString(env, 'TTS_WEB_DIR', fileURLToPath(new URL('../../web/dist', import.meta.url)))),
     analysisTimeoutMs: envInt(env, 'TTS_ANALYSIS_TIMEOUT_MS', 120_000, { min: 1000, max: 3_600_000 }),
     referenceRetentionHours: envInt(env, 'TTS_REFERENCE_RETENTION_HOURS', 24, { min: 1, max: 24 * 365 }),
     referenceMaxStoredSec: envInt(env, 'TTS_REFERENCE_MAX_STORED_SEC', 30, { min: 10, max: 600 }),

@@ -1,0 +1,40 @@
+/**
+ * The web application (web/, built by Vite into TTS_WEB_DIR) at `/`: hashed files under /assets/
+ * are immutable and cached for a year; the page itself is revalidated on every load, so a new
+ * build takes effect at once. Client-side pages share the one index.html. When the application is
+ * not built, these paths fall through to the API's 404.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { type RequestHandler, type Router } from 'express';
+
+/** Paths of the application's pages (client-side routes), served the index page. */
+export const WEB_PAGES = ['/'];
+
+/** The router serving the built application from `dir`, or undefined when it is not built. */
+export function webApp(dir: string): Router | undefined {
+  const index = path.join(dir, 'index.html');
+  if (!existsSync(index)) return undefined;
+  const router = express.Router();
+  const page: RequestHandler = (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.sendFile(index);
+  };
+  for (const p of WEB_PAGES) router.get(p, page);
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      fallthrough: true,
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    }),
+  );
+  router.get('/favicon.svg', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.sendFile(path.join(dir, 'favicon.svg'));
+  });
+  return router;
+}

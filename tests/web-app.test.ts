@@ -1,0 +1,125 @@
+/**
+ * The web application in a real browser (Debian's Chromium driven by playwright-core, headless,
+ * nothing downloaded) against a really started platform: the page and its hashed assets as the
+ * facade serves them, a visitor who passes the browser check (proof of work in a Web Worker),
+ * synthesizes and gets playable audio, axe-core with no serious or critical violation, no console
+ * error, and no horizontal overflow at desktop and phone width (screenshots kept as artifacts).
+ */
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { inspectClip, assertSpeech } from './support/audio.js';
+import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'data', 'test-artifacts', 'web');
+
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: number }
+/** The members of an audio element the test reads. */
+interface AudioElement { readyState: number; duration: number; addEventListener(type: string, fn: () => void, options: { once: boolean }): void }
+
+describe('web application', () => {
+  let p: TestPlatform;
+  let browser: Browser;
+  before(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    p = await startPlatform({ node: { engines: ['flite'], defaultVoice: 'flite:slt' }, facade: { defaultVoice: 'flite:slt' } });
+    // The node registers before its voices are loaded: wait until the platform serves them.
+    await waitFor(async () => ((await (await fetch(`${p.url}/v1/audio/voices`)).json()) as { voices: unknown[] }).voices.length > 0, 30_000, 'voices');
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await p?.stop();
+  });
+
+  /** A page that records console errors and uncaught exceptions. */
+  async function openPage(width: number, height: number): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport: { width, height } });
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${p.url}/`);
+    await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+    return { page, errors };
+  }
+
+  async function axeViolations(page: Page): Promise<AxeViolation[]> {
+    await page.addScriptTag({ path: AXE });
+    // Runs in the page (DOM globals there; this file is compiled without the DOM library).
+    const result = await page.evaluate(async () => {
+      const g = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> }; document: unknown };
+      return (await g.axe.run(g.document)).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+    });
+    return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  }
+
+  test('the page and its hashed assets: no inline script or style, immutable assets, the page revalidated', async () => {
+    const res = await fetch(`${p.url}/`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-cache');
+    const html = await res.text();
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    assert.doesNotMatch(html, /<style|\sstyle=/, 'no inline style');
+    const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), `assets ${assets.join(', ')}`);
+    for (const a of assets) {
+      const r = await fetch(`${p.url}${a}`);
+      assert.equal(r.status, 200, a);
+      assert.match(r.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/, a);
+      await r.arrayBuffer();
+    }
+    assert.equal((await fetch(`${p.url}/assets/missing-0000.js`)).status, 404);
+  });
+
+  test('a visitor passes the browser check, synthesizes and gets playable audio', async () => {
+    const { page, errors } = await openPage(1280, 900);
+    const speak = page.getByRole('button', { name: 'Speak' });
+    assert.equal(await speak.isDisabled(), true, 'nothing to speak yet');
+    await page.getByLabel('Text').fill('Hello from the browser. This is the public page.');
+    assert.match((await page.locator('#counter').textContent()) ?? '', /^48 \/ \d+ characters$/);
+    await page.getByLabel('Voice').selectOption('flite:slt');
+    await speak.click();
+    await page.waitForSelector('audio[src]', { timeout: 60_000 });
+    const src = await page.locator('audio').getAttribute('src');
+    assert.ok(src?.startsWith('/api/web/jobs/'), `audio src ${src}`);
+    // The browser plays it: its metadata loads and it has a duration.
+    const duration = await page.locator('audio').evaluate(async (el: AudioElement) => {
+      if (el.readyState < 1) await new Promise<void>((r) => el.addEventListener('loadedmetadata', () => r(), { once: true }));
+      return el.duration;
+    });
+    assert.ok(duration > 1 && duration < 10, `duration ${duration}`);
+    const download = page.getByRole('link', { name: 'Download' });
+    assert.equal(await download.getAttribute('href'), src);
+    // The same audio, decoded.
+    const audio = await fetch(`${p.url}${src}`);
+    assert.equal(audio.status, 200);
+    assertSpeech(await inspectClip(new Uint8Array(await audio.arrayBuffer())), 1, 10);
+    assert.match((await page.locator('.limit').textContent()) ?? '', /^\d+ of 30 requests left this minute$/);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'public-desktop.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {
+    const { page, errors } = await openPage(375, 740);
+    const limit = Number(/\/ (\d+)/.exec((await page.locator('#counter').textContent()) ?? '')?.[1]);
+    assert.ok(limit > 0);
+    await page.getByLabel('Text').fill('a'.repeat(limit + 1));
+    assert.equal(await page.getByLabel('Text').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByRole('button', { name: 'Speak' }).isDisabled(), true);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(overflow <= 0, `horizontal overflow of ${overflow} px at 375 px`);
+    assert.deepEqual(await axeViolations(page), []);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'public-phone.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

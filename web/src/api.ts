@@ -1,0 +1,75 @@
+/** Calls of the platform's REST API from the browser (same origin; the pass cookie travels along). */
+
+/** An error answer of the API: its stable code, message and, for 429, the wait. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfterSec: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  let code = `HTTP_${res.status}`;
+  let message = res.statusText;
+  try {
+    const body = (await res.json()) as { code?: string; message?: string };
+    if (body.code) code = body.code;
+    if (body.message) message = body.message;
+  } catch {
+    // Not JSON: keep the status.
+  }
+  const retry = Number(res.headers.get('retry-after'));
+  return new ApiError(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/** GETs JSON; throws ApiError on an error answer. */
+export async function getJson<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(path, { headers: { accept: 'application/json', ...headers }, credentials: 'same-origin' });
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as T;
+}
+
+/** POSTs a form (url-encoded); answers the JSON and the response headers. */
+export async function postForm<T>(path: string, fields: Record<string, string>): Promise<{ body: T; headers: Headers }> {
+  const res = await fetch(path, { method: 'POST', body: new URLSearchParams(fields), credentials: 'same-origin' });
+  if (!res.ok) throw await errorOf(res);
+  return { body: (await res.json()) as T, headers: res.headers };
+}
+
+/** GET /api/web/config. */
+export interface WebConfig {
+  readonly auth_mode: string;
+  readonly challenge: { path: string; algorithm: string; difficulty_bits: number };
+  readonly rate_limit: { limit: number; window_sec: number };
+  readonly max_text_chars: number;
+  readonly default_voice?: string;
+  readonly poll_interval_ms?: number;
+}
+
+/** A voice of GET /v1/audio/voices. */
+export interface Voice {
+  readonly id: string;
+  readonly name: string;
+  readonly language: string;
+  readonly engine: string;
+  readonly gender: string;
+  readonly description: string;
+}
+
+/** The answer of POST /api/web/jobs/tts. */
+export interface WebJobCreated {
+  readonly job_id: string;
+  readonly job_token: string;
+  readonly rate_limit: { remaining: number; limit: number; reset_unix: number; window_sec: number };
+}
+
+/** A page of GET /api/web/jobs/{job_id}/events. */
+export interface JobEventsPage {
+  readonly status: string;
+  readonly done: boolean;
+  readonly events: readonly { event_id: number; kind: string; progress: number; error_code?: string | null; error_message?: string | null }[];
+}

@@ -1,0 +1,168 @@
+/**
+ * The public page: text with a counter and the limit, a voice picker grouped by engine and
+ * language, the browser check (a proof of work in a Web Worker) with a visible state, a web job
+ * followed through its events, then a player and a download link; the remaining rate limit and a
+ * clear message for every error.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, getJson, postForm, type JobEventsPage, type Voice, type WebConfig, type WebJobCreated } from './api.js';
+import { dropPass, ensurePass } from './challenge.js';
+import { messageFor } from './messages.js';
+
+type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';
+
+interface Result { readonly audioUrl: string; readonly downloadName: string }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
+  const groups = new Map<string, Voice[]>();
+  for (const v of voices) {
+    const key = `${v.engine} · ${v.language || 'any language'}`;
+    groups.set(key, [...(groups.get(key) ?? []), v]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
+}
+
+export function TtsPage() {
+  const [config, setConfig] = useState<WebConfig | undefined>();
+  const [voices, setVoices] = useState<Voice[]>([]);
+  const [text, setText] = useState('');
+  const [voice, setVoice] = useState('');
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [progress, setProgress] = useState(0);
+  const [error, setError] = useState('');
+  const [remaining, setRemaining] = useState<string>('');
+  const [result, setResult] = useState<Result | undefined>();
+
+  useEffect(() => {
+    let stopped = false;
+    // Voices appear as the inference nodes load them: until one is there, ask again.
+    const load = async (): Promise<void> => {
+      try {
+        const [c, v] = await Promise.all([getJson<WebConfig>('/api/web/config'), getJson<{ voices: Voice[]; default_voice: string }>('/v1/audio/voices')]);
+        if (stopped) return;
+        setConfig(c);
+        setRemaining(`Up to ${c.rate_limit.limit} requests per ${c.rate_limit.window_sec === 60 ? 'minute' : `${c.rate_limit.window_sec} seconds`}`);
+        if (v.voices.length === 0) {
+          setTimeout(() => void load(), 2000);
+          return;
+        }
+        setError('');
+        setVoices(v.voices);
+        setVoice(v.voices.some((x) => x.id === v.default_voice) ? v.default_voice : (v.voices[0]?.id ?? ''));
+      } catch (err) {
+        if (stopped) return;
+        setError(messageFor(err));
+        setTimeout(() => void load(), 5000);
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+    };
+  }, []);
+
+  const grouped = useMemo(() => groupVoices(voices), [voices]);
+  const limit = config?.max_text_chars ?? 0;
+  const tooLong = limit > 0 && text.length > limit;
+  const busy = phase === 'verifying' || phase === 'queued' || phase === 'running';
+  const ready = config !== undefined && voice !== '' && text.trim() !== '' && !tooLong && !busy;
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (!ready) return;
+    setError('');
+    setResult(undefined);
+    setProgress(0);
+    try {
+      setPhase('verifying');
+      await ensurePass();
+      setPhase('queued');
+      let created: WebJobCreated;
+      try {
+        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', { text, voice })).body;
+      } catch (err) {
+        if (!(err instanceof ApiError) || !err.code.startsWith('AUTH_CHALLENGE')) throw err;
+        dropPass();
+        setPhase('verifying');
+        await ensurePass();
+        setPhase('queued');
+        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', { text, voice })).body;
+      }
+      setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`);
+      const token = encodeURIComponent(created.job_token);
+      let after = 0;
+      for (;;) {
+        const page = await getJson<JobEventsPage>(`/api/web/jobs/${created.job_id}/events?after_event_id=${after}`, { 'x-job-token': created.job_token });
+        for (const ev of page.events) {
+          after = Math.max(after, ev.event_id);
+          setProgress(ev.progress);
+          if (ev.kind === 'running') setPhase('running');
+          if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', ev.error_message ?? 'The job failed.', undefined);
+        }
+        if (page.done) break;
+        await sleep(config?.poll_interval_ms ?? 500);
+      }
+      setResult({ audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${token}`, downloadName: `speech-${created.job_id}.wav` });
+      setProgress(1);
+      setPhase('done');
+    } catch (err) {
+      setError(messageFor(err));
+      setPhase('error');
+    }
+  }
+
+  return (
+    <form class="card" onSubmit={(e) => void submit(e)} aria-describedby="status">
+      <h1>Turn text into speech</h1>
+      <label for="text">Text</label>
+      <textarea id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
+      <p id="counter" class={tooLong ? 'counter over' : 'counter'}>
+        {text.length} / {limit || '…'} characters
+      </p>
+      <label for="voice">Voice</label>
+      <select id="voice" name="voice" value={voice} onChange={(e) => setVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
+        {voices.length === 0 && <option value="">Loading voices…</option>}
+        {grouped.map(([group, list]) => (
+          <optgroup key={group} label={group}>
+            {list.map((v) => (
+              <option key={v.id} value={v.id}>
+                {v.name}
+                {v.gender && v.gender !== 'unknown' ? ` (${v.gender})` : ''}
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </select>
+      <div class="actions">
+        <button type="submit" disabled={!ready}>
+          {phase === 'verifying' ? 'Verifying your browser…' : busy ? 'Synthesizing…' : 'Speak'}
+        </button>
+        <span class="limit">{remaining}</span>
+      </div>
+      <div id="status" role="status" aria-live="polite" class="status">
+        {phase === 'verifying' && <p>Verifying your browser…</p>}
+        {(phase === 'queued' || phase === 'running') && (
+          <>
+            <p>{phase === 'queued' ? 'Waiting in the queue…' : 'Synthesizing…'}</p>
+            <progress max={1} value={progress} aria-label="Synthesis progress" />
+          </>
+        )}
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {result && (
+        <section class="result" aria-label="Result">
+          <audio controls src={result.audioUrl} />
+          <a class="button" href={result.audioUrl} download={result.downloadName}>
+            Download
+          </a>
+        </section>
+      )}
+    </form>
+  );
+}
