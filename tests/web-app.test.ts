@@ -85,6 +85,9 @@ describe('web application', () => {
     await page.getByLabel('Text').fill('Hello from the browser. This is the public page.');
     assert.match((await page.locator('#counter').textContent()) ?? '', /^48 \/ \d+ characters$/);
     await page.getByLabel('Voice').selectOption('flite:slt');
+    await page.getByLabel('Format').selectOption('mp3');
+    await page.locator('#speed').fill('1.5');
+    assert.match((await page.locator('output[for="speed"]').textContent()) ?? '', /^1\.50×$/);
     await speak.click();
     await page.waitForSelector('audio[src]', { timeout: 60_000 });
     const src = await page.locator('audio').getAttribute('src');
@@ -97,15 +100,40 @@ describe('web application', () => {
     assert.ok(duration > 1 && duration < 10, `duration ${duration}`);
     const download = page.getByRole('link', { name: 'Download' });
     assert.equal(await download.getAttribute('href'), src);
-    // The same audio, decoded.
+    assert.match((await download.getAttribute('download')) ?? '', /^speech-.+\.mp3$/);
+    // The same audio, decoded: MP3, at the speed asked for.
     const audio = await fetch(`${p.url}${src}`);
     assert.equal(audio.status, 200);
-    assertSpeech(await inspectClip(new Uint8Array(await audio.arrayBuffer())), 1, 10);
+    assert.equal(audio.headers.get('content-type'), 'audio/mpeg');
+    const clip = await inspectClip(new Uint8Array(await audio.arrayBuffer()));
+    assert.equal(clip.codec, 'mp3');
+    assertSpeech(clip, 1, 10);
+    const jobId = /\/api\/web\/jobs\/([^/]+)\/audio/.exec(src!)?.[1] ?? '';
+    assert.equal((await p.facade.deps.jobs.get(jobId))?.spec?.speech?.speed, 1.5);
     assert.match((await page.locator('.limit').textContent()) ?? '', /^\d+ of 30 requests left this minute$/);
     assert.deepEqual(await axeViolations(page), []);
     await page.screenshot({ path: path.join(ARTIFACTS, 'public-desktop.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  test('the web job form takes speed and format; a speed out of range is a 422 with its code', async () => {
+    const submit = (fields: Record<string, string>) =>
+      fetch(`${p.url}/api/web/jobs/tts`, { method: 'POST', headers: { 'x-api-key': p.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const tooFast = await submit({ text: 'Too fast.', speed: '9' });
+    assert.equal(tooFast.status, 422);
+    assert.equal(((await tooFast.json()) as { code: string }).code, 'TTS_SPEED_OUT_OF_RANGE');
+    const notANumber = await submit({ text: 'Not a number.', speed: 'fast' });
+    assert.equal(notANumber.status, 422);
+    const badFormat = await submit({ text: 'Bad format.', format: 'wma' });
+    assert.equal(badFormat.status, 422);
+    const ok = await submit({ text: 'Slow and in FLAC.', speed: '0.75', format: 'flac' });
+    assert.equal(ok.status, 200);
+    const { job_id } = (await ok.json()) as { job_id: string };
+    const job = await p.facade.deps.jobs.get(job_id);
+    assert.equal(job?.spec?.speech?.speed, 0.75);
+    const config = (await (await fetch(`${p.url}/api/web/config`)).json()) as { formats: string[]; speed: { min: number; max: number } };
+    assert.ok(config.formats.includes('flac') && config.speed.min === 0.25 && config.speed.max === 4);
   });
 
   test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {

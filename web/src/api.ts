@@ -47,6 +47,8 @@ export interface WebConfig {
   readonly rate_limit: { limit: number; window_sec: number };
   readonly max_text_chars: number;
   readonly default_voice?: string;
+  readonly formats?: readonly string[];
+  readonly speed?: { min: number; max: number; default: number };
   readonly poll_interval_ms?: number;
 }
 

@@ -13,6 +13,10 @@ type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';
 
 interface Result { readonly audioUrl: string; readonly downloadName: string }
 
+/** Formats a browser plays (raw PCM is for programs). */
+const PLAYABLE = ['wav', 'mp3', 'opus', 'aac', 'flac'];
+const EXTENSION: Readonly<Record<string, string>> = { wav: 'wav', mp3: 'mp3', opus: 'ogg', aac: 'm4a', flac: 'flac' };
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
@@ -29,6 +33,8 @@ export function TtsPage() {
   const [voices, setVoices] = useState<Voice[]>([]);
   const [text, setText] = useState('');
   const [voice, setVoice] = useState('');
+  const [speed, setSpeed] = useState(1);
+  const [format, setFormat] = useState('wav');
   const [phase, setPhase] = useState<Phase>('idle');
   const [progress, setProgress] = useState(0);
   const [error, setError] = useState('');
@@ -64,6 +70,8 @@ export function TtsPage() {
   }, []);
 
   const grouped = useMemo(() => groupVoices(voices), [voices]);
+  const formats = (config?.formats ?? ['wav']).filter((f) => PLAYABLE.includes(f));
+  const speedRange = config?.speed ?? { min: 0.25, max: 4, default: 1 };
   const limit = config?.max_text_chars ?? 0;
   const tooLong = limit > 0 && text.length > limit;
   const busy = phase === 'verifying' || phase === 'queued' || phase === 'running';
@@ -79,16 +87,17 @@ export function TtsPage() {
       setPhase('verifying');
       await ensurePass();
       setPhase('queued');
+      const fields = { text, voice, speed: speed.toFixed(2), format };
       let created: WebJobCreated;
       try {
-        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', { text, voice })).body;
+        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
       } catch (err) {
         if (!(err instanceof ApiError) || !err.code.startsWith('AUTH_CHALLENGE')) throw err;
         dropPass();
         setPhase('verifying');
         await ensurePass();
         setPhase('queued');
-        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', { text, voice })).body;
+        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
       }
       setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`);
       const token = encodeURIComponent(created.job_token);
@@ -104,7 +113,7 @@ export function TtsPage() {
         if (page.done) break;
         await sleep(config?.poll_interval_ms ?? 500);
       }
-      setResult({ audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${token}`, downloadName: `speech-${created.job_id}.wav` });
+      setResult({ audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${token}`, downloadName: `speech-${created.job_id}.${EXTENSION[format] ?? format}` });
       setProgress(1);
       setPhase('done');
     } catch (err) {
@@ -135,6 +144,24 @@ export function TtsPage() {
           </optgroup>
         ))}
       </select>
+      <div class="row">
+        <div class="field">
+          <label for="speed">
+            Speed <output for="speed">{speed.toFixed(2)}×</output>
+          </label>
+          <input id="speed" name="speed" type="range" min={Math.max(0.5, speedRange.min)} max={Math.min(2, speedRange.max)} step={0.05} value={speed} onInput={(e) => setSpeed(Number(e.currentTarget.value))} />
+        </div>
+        <div class="field">
+          <label for="format">Format</label>
+          <select id="format" name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+            {formats.map((f) => (
+              <option key={f} value={f}>
+                {f.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       <div class="actions">
         <button type="submit" disabled={!ready}>
           {phase === 'verifying' ? 'Verifying your browser…' : busy ? 'Synthesizing…' : 'Speak'}

@@ -5,7 +5,7 @@
  * once; voice names are resolved against the ready nodes; the documented defaults are applied.
  */
 import type { SpeechSpec } from '@tts/proto/synthesis';
-import { encodingOf, TtsError } from '@tts/common';
+import { encodingOf, SPEED_RANGE, TtsError } from '@tts/common';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Schema } from '../handler-context.js';
 import type { ClusterView } from './cluster.js';
@@ -35,7 +35,7 @@ export interface SpeechRequest {
 
 const TTS_FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', speed: 'speed', encoding: 'format', sampleRate: 'sample_rate', language: 'language' };
 const OPENAI_FIELDS: FieldNames = { text: 'input', voice: 'voice', engine: 'model', speed: 'speed', encoding: 'response_format', sampleRate: 'sample_rate' };
-const WEB_FIELDS: FieldNames = { text: 'text', voice: 'voice' };
+const WEB_FIELDS: FieldNames = { text: 'text', voice: 'voice', speed: 'speed', encoding: 'format' };
 
 /** Where a speech request resolves voice names. */
 export interface SpeechContext {
@@ -77,7 +77,8 @@ export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Pr
     case 'web': {
       const b = input.body;
       const voice = await platformVoice(ctx, b.voice ?? '', '');
-      return { speech: spec(text, voice, '', undefined, 'wav', undefined, undefined, undefined, false), format: 'wav', mode: b.mode ?? 'auto', consentConfirmed: formBoolean(b.consent_confirmed) ?? null, fields };
+      const format = b.format ?? 'wav';
+      return { speech: spec(text, voice, '', formSpeed(b.speed), format, undefined, undefined, undefined, false), format, mode: b.mode ?? 'auto', consentConfirmed: formBoolean(b.consent_confirmed) ?? null, fields };
     }
   }
 }
@@ -105,6 +106,14 @@ async function platformVoice(ctx: SpeechContext, voice: string, engine: string):
   if (voice === '' || voice.includes(':')) return voice;
   const snap = await ctx.cluster.snapshot();
   return resolveClientVoice(voice, engine, snap.voices, ctx.defaultVoice);
+}
+
+/** A form's speed text as a number; undefined when absent; TTS_SPEED_OUT_OF_RANGE (422) outside the range. */
+export function formSpeed(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const speed = Number(value);
+  if (!Number.isFinite(speed) || speed < SPEED_RANGE.min || speed > SPEED_RANGE.max) throw new TtsError('TTS_SPEED_OUT_OF_RANGE', undefined, { loc: ['body', 'speed'] });
+  return speed;
 }
 
 /** A form's boolean text ("true", "1", "on", "yes" are true); undefined when absent. */

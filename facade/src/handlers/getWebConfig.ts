@@ -1,3 +1,5 @@
+import { SPEED_RANGE } from '@tts/common';
+import { AUDIO_FORMATS } from '@tts/common/audio';
 import { CHALLENGE_PATH, RATE_PROFILES } from '../identity/index.js';
 import type { OperationHandler } from '../handler-context.js';
 
@@ -11,6 +13,8 @@ export const getWebConfig: OperationHandler<'getWebConfig'> = async ({ res, deps
     modes: ['auto', 'preset'],
     default_voice: deps.config.defaultVoice,
     format: 'wav',
+    formats: AUDIO_FORMATS,
+    speed: { min: SPEED_RANGE.min, max: SPEED_RANGE.max, default: 1 },
     job_token_ttl_sec: deps.jobTokens.ttlSec,
     poll_interval_ms: 500,
   });

@@ -15,7 +15,7 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
   const caller = callerOf(res);
   const { form, speed } = await webFormWithPreset(body, caller, deps.studio.presets);
   const parsed = await speechRequestOf({ kind: 'web', body: form }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
-  const request = speed === undefined ? parsed : { ...parsed, speech: { ...parsed.speech, speed } };
+  const request = speed === undefined || (body.speed !== undefined && body.speed !== '') ? parsed : { ...parsed, speech: { ...parsed.speech, speed } };
   const spec = await jobSpecOf(request, deps.cluster);
   const owner = webJobOwnerOf(caller);
   const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
