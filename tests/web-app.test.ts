@@ -98,6 +98,9 @@ describe('web application', () => {
       return el.duration;
     });
     assert.ok(duration > 1 && duration < 10, `duration ${duration}`);
+    // The waveform is drawn from the audio the browser decoded.
+    await page.waitForSelector('canvas.waveform[data-state="drawn"]', { timeout: 20_000 });
+    assert.ok(Number(await page.locator('canvas.waveform').getAttribute('data-columns')) > 50);
     const download = page.getByRole('link', { name: 'Download' });
     assert.equal(await download.getAttribute('href'), src);
     assert.match((await download.getAttribute('download')) ?? '', /^speech-.+\.mp3$/);

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, getJson, postForm, type JobEventsPage, type Voice, type WebConfig, type WebJobCreated } from './api.js';
 import { dropPass, ensurePass } from './challenge.js';
 import { messageFor } from './messages.js';
+import { Waveform } from './waveform.js';
 
 type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';
 
@@ -184,6 +185,7 @@ export function TtsPage() {
       )}
       {result && (
         <section class="result" aria-label="Result">
+          <Waveform url={result.audioUrl} />
           <audio controls src={result.audioUrl} />
           <a class="button" href={result.audioUrl} download={result.downloadName}>
             Download
