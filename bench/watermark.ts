@@ -52,6 +52,8 @@ const attacks = ['none', 'mp3_128k', 'opus_32k', 'resample_16k', 'gain_-6db', 'n
 type Attack = (typeof attacks)[number];
 const detected: Record<Attack, number> = Object.fromEntries(attacks.map((a) => [a, 0])) as Record<Attack, number>;
 const payloadOk: Record<Attack, number> = Object.fromEntries(attacks.map((a) => [a, 0])) as Record<Attack, number>;
+/** Payloads decoded but not the one embedded (a CRC collision): must stay near zero. */
+const payloadWrong: Record<Attack, number> = Object.fromEntries(attacks.map((a) => [a, 0])) as Record<Attack, number>;
 const minScore: Record<Attack, number> = Object.fromEntries(attacks.map((a) => [a, Infinity])) as Record<Attack, number>;
 let falsePositives = 0;
 let maxUnmarkedScore = 0;
@@ -118,6 +120,7 @@ for (let i = 0; i < CLIPS; i++) {
     detectAudioSec += x.length / PATTERN_RATE;
     if (found.detected && found.keyId === key.id) detected[attack]++;
     if (found.detected && found.payload === payload) payloadOk[attack]++;
+    if (found.detected && found.payload !== null && found.payload !== payload) payloadWrong[attack]++;
     minScore[attack] = Math.min(minScore[attack], found.score);
   }
   const clean = detectWatermark(to16k(clip), KEYS);
@@ -141,6 +144,7 @@ const result = {
   threshold: DETECTION_THRESHOLD,
   detection_pct: Object.fromEntries(attacks.map((a) => [a, pct(detected[a])])),
   payload_correct_pct: Object.fromEntries(attacks.map((a) => [a, pct(payloadOk[a])])),
+  payload_wrong: Object.fromEntries(attacks.map((a) => [a, payloadWrong[a]])),
   min_score: Object.fromEntries(attacks.map((a) => [a, Math.round(minScore[a] * 100) / 100])),
   false_positives: falsePositives,
   max_unmarked_score: Math.round(maxUnmarkedScore * 100) / 100,

@@ -4,6 +4,10 @@
  * masking the flat mark), folded onto one pattern period, and circularly correlated with each
  * key's sync pattern; the peak's height over the correlation's spread is the detection score,
  * its position the alignment at which the code bits are read and checked against their CRC-8.
+ * When the check fails, the least reliable bits (smallest correlation) are flipped, one at a time
+ * and the two weakest together, and the check is tried again (a short Chase decoding): a whole
+ * clip whose payload lost one weak bit to a codec still names its request, at the price of a few
+ * more chances of a CRC collision (bench/README.md counts wrong payloads).
  */
 import { fft } from '../audio/fft.js';
 import { BAND_HZ, CHECK_BITS, CODE_BITS, crc8, PATTERN_RATE, PAYLOAD_BITS, PERIOD, patternsOf } from './pattern.js';
@@ -154,14 +158,40 @@ export function detectWatermark(pcm16k: Float32Array, keys: readonly DetectionKe
       if (score > best.score) best = { detected: false, score, confidence: confidenceOf(score), payload: null, keyId: null };
       continue;
     }
-    const bits = patterns.bits.map((pattern) => (dotShifted(folded, pattern, tau) > 0 ? 1 : 0));
-    let payload = 0;
-    for (let i = 0; i < PAYLOAD_BITS; i++) payload = (payload << 1) | bits[i]!;
-    payload >>>= 0;
-    let check = 0;
-    for (let i = PAYLOAD_BITS; i < CODE_BITS; i++) check = (check << 1) | bits[i]!;
-    const valid = check === crc8(payload) && CHECK_BITS === CODE_BITS - PAYLOAD_BITS;
-    return { detected: true, score, confidence: confidenceOf(score), payload: valid ? payload : null, keyId: key.id };
+    const soft = patterns.bits.map((pattern) => dotShifted(folded, pattern, tau));
+    return { detected: true, score, confidence: confidenceOf(score), payload: decodePayload(soft), keyId: key.id };
   }
   return best;
+}
+
+/** The payload of hard bits when their CRC-8 agrees, else null. */
+function checkedPayload(bits: readonly number[]): number | null {
+  let payload = 0;
+  for (let i = 0; i < PAYLOAD_BITS; i++) payload = (payload << 1) | bits[i]!;
+  payload >>>= 0;
+  let check = 0;
+  for (let i = PAYLOAD_BITS; i < CODE_BITS; i++) check = (check << 1) | bits[i]!;
+  return check === crc8(payload) && CHECK_BITS === CODE_BITS - PAYLOAD_BITS ? payload : null;
+}
+
+/** How many of the least reliable bits the Chase decoding flips (singly, and the weakest two together). */
+export const CHASE_BITS = 3;
+
+/**
+ * The payload of the code bits' soft values (correlations; the sign is the bit): the hard decision
+ * if it checks, else the first of the flips of the least reliable bits that checks, else null.
+ */
+export function decodePayload(soft: readonly number[]): number | null {
+  const bits: number[] = soft.map((v) => (v > 0 ? 1 : 0));
+  const direct = checkedPayload(bits);
+  if (direct !== null) return direct;
+  const weakest = soft.map((v, i) => [Math.abs(v), i] as const).sort((a, b) => a[0] - b[0]).slice(0, CHASE_BITS).map(([, i]) => i);
+  const trials = [...weakest.map((i) => [i]), weakest.slice(0, 2)];
+  for (const flips of trials) {
+    const trial = [...bits];
+    for (const i of flips) trial[i] = 1 - trial[i]!;
+    const payload = checkedPayload(trial);
+    if (payload !== null) return payload;
+  }
+  return null;
 }

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeWav, resample, type PcmAudio } from '../audio/index.js';
 import { codeBits, crc8 } from './pattern.js';
 import { detectWatermark, embedWatermark, WatermarkEmbedder, PATTERN_RATE } from './index.js';
+import { decodePayload } from './detect.js';
 
 const KEY = { id: 1, secret: 'unit-test-secret-0123456789' };
 const OTHER = { id: 2, secret: 'another-secret-abcdefghijkl' };
@@ -114,5 +115,16 @@ describe('provenance watermark', () => {
     assert.equal(bits.length, 40);
     assert.deepEqual([bits[0], bits[31]], [1, 1]);
     assert.notEqual(crc8(0x80000001), crc8(0x80000000));
+  });
+
+  it('payload decoding: the hard bits, else the flips of the least reliable bits; a strong wrong bit is never "corrected"', () => {
+    const payload = 0x5eed1234;
+    const softOf = (flipped: number[], weak: number[]): number[] =>
+      codeBits(payload).map((b, i) => (flipped.includes(i) ? -1 : 1) * (b ? 1 : -1) * (weak.includes(i) ? 0.01 + 0.001 * i : 1 + 0.1 * i));
+    assert.equal(decodePayload(softOf([], [])), payload);
+    assert.equal(decodePayload(softOf([7], [7, 20, 33])), payload, 'one weak bit lost');
+    assert.equal(decodePayload(softOf([35], [35, 2, 18])), payload, 'a weak check bit lost');
+    assert.equal(decodePayload(softOf([3, 9], [3, 9, 30])), payload, 'the two weakest bits lost');
+    assert.equal(decodePayload(softOf([12], [1, 2, 3])), null, 'a strong bit lost: not correctable, and no wrong payload');
   });
 });
