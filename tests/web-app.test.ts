@@ -85,15 +85,23 @@ describe('web application', () => {
     await page.getByLabel('Text').fill('Hello from the browser. This is the public page.');
     assert.match((await page.locator('#counter').textContent()) ?? '', /^48 \/ \d+ characters$/);
     await page.getByLabel('Voice').selectOption('flite:slt');
+    // A short preview of the voice, played in the page.
+    await page.getByRole('button', { name: 'Preview voice' }).click();
+    await page.waitForSelector('audio.preview-audio[src]', { timeout: 60_000 });
+    const previewSec = await page.locator('audio.preview-audio').evaluate(async (el: AudioElement) => {
+      if (el.readyState < 1) await new Promise<void>((r) => el.addEventListener('loadedmetadata', () => r(), { once: true }));
+      return el.duration;
+    });
+    assert.ok(previewSec > 0.5 && previewSec < 5, `preview of ${previewSec} s`);
     await page.getByLabel('Format').selectOption('mp3');
     await page.locator('#speed').fill('1.5');
     assert.match((await page.locator('output[for="speed"]').textContent()) ?? '', /^1\.50×$/);
     await speak.click();
-    await page.waitForSelector('audio[src]', { timeout: 60_000 });
-    const src = await page.locator('audio').getAttribute('src');
+    await page.waitForSelector('.result audio[src]', { timeout: 60_000 });
+    const src = await page.locator('.result audio').getAttribute('src');
     assert.ok(src?.startsWith('/api/web/jobs/'), `audio src ${src}`);
     // The browser plays it: its metadata loads and it has a duration.
-    const duration = await page.locator('audio').evaluate(async (el: AudioElement) => {
+    const duration = await page.locator('.result audio').evaluate(async (el: AudioElement) => {
       if (el.readyState < 1) await new Promise<void>((r) => el.addEventListener('loadedmetadata', () => r(), { once: true }));
       return el.duration;
     });

@@ -5,10 +5,10 @@
  * clear message for every error.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, getJson, postForm, type JobEventsPage, type Voice, type WebConfig, type WebJobCreated } from './api.js';
-import { dropPass, ensurePass } from './challenge.js';
+import { getJson, type Voice, type WebConfig } from './api.js';
 import { messageFor } from './messages.js';
 import { Waveform } from './waveform.js';
+import { runWebJob } from './web-jobs.js';
 
 type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';
 
@@ -17,8 +17,6 @@ interface Result { readonly audioUrl: string; readonly downloadName: string }
 /** Formats a browser plays (raw PCM is for programs). */
 const PLAYABLE = ['wav', 'mp3', 'opus', 'aac', 'flac'];
 const EXTENSION: Readonly<Record<string, string>> = { wav: 'wav', mp3: 'mp3', opus: 'ogg', aac: 'm4a', flac: 'flac' };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
   const groups = new Map<string, Voice[]>();
@@ -41,6 +39,8 @@ export function TtsPage() {
   const [error, setError] = useState('');
   const [remaining, setRemaining] = useState<string>('');
   const [result, setResult] = useState<Result | undefined>();
+  const [previewing, setPreviewing] = useState(false);
+  const [previewUrl, setPreviewUrl] = useState<string | undefined>();
 
   useEffect(() => {
     let stopped = false;
@@ -78,6 +78,31 @@ export function TtsPage() {
   const busy = phase === 'verifying' || phase === 'queued' || phase === 'running';
   const ready = config !== undefined && voice !== '' && text.trim() !== '' && !tooLong && !busy;
 
+  function chooseVoice(id: string) {
+    setVoice(id);
+    setPreviewUrl(undefined);
+  }
+
+  /** A short sample of the chosen voice (a small web job), played at once. */
+  async function preview() {
+    const v = voices.find((x) => x.id === voice);
+    if (!v || busy || previewing) return;
+    setError('');
+    setPreviewing(true);
+    try {
+      const done = await runWebJob(
+        { text: `Hello, this is ${v.name}.`, voice: v.id, speed: speed.toFixed(2), format: 'mp3' },
+        { onVerifying: () => undefined, onQueued: (created) => setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`), onRunning: () => undefined },
+        config?.poll_interval_ms,
+      );
+      setPreviewUrl(done.audioUrl);
+    } catch (err) {
+      setError(messageFor(err));
+    } finally {
+      setPreviewing(false);
+    }
+  }
+
   async function submit(e: Event) {
     e.preventDefault();
     if (!ready) return;
@@ -85,36 +110,22 @@ export function TtsPage() {
     setResult(undefined);
     setProgress(0);
     try {
-      setPhase('verifying');
-      await ensurePass();
-      setPhase('queued');
-      const fields = { text, voice, speed: speed.toFixed(2), format };
-      let created: WebJobCreated;
-      try {
-        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
-      } catch (err) {
-        if (!(err instanceof ApiError) || !err.code.startsWith('AUTH_CHALLENGE')) throw err;
-        dropPass();
-        setPhase('verifying');
-        await ensurePass();
-        setPhase('queued');
-        created = (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
-      }
-      setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`);
-      const token = encodeURIComponent(created.job_token);
-      let after = 0;
-      for (;;) {
-        const page = await getJson<JobEventsPage>(`/api/web/jobs/${created.job_id}/events?after_event_id=${after}`, { 'x-job-token': created.job_token });
-        for (const ev of page.events) {
-          after = Math.max(after, ev.event_id);
-          setProgress(ev.progress);
-          if (ev.kind === 'running') setPhase('running');
-          if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', ev.error_message ?? 'The job failed.', undefined);
-        }
-        if (page.done) break;
-        await sleep(config?.poll_interval_ms ?? 500);
-      }
-      setResult({ audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${token}`, downloadName: `speech-${created.job_id}.${EXTENSION[format] ?? format}` });
+      const done = await runWebJob(
+        { text, voice, speed: speed.toFixed(2), format },
+        {
+          onVerifying: () => setPhase('verifying'),
+          onQueued: (created) => {
+            setPhase('queued');
+            setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`);
+          },
+          onRunning: (p) => {
+            setPhase('running');
+            setProgress(p);
+          },
+        },
+        config?.poll_interval_ms,
+      );
+      setResult({ audioUrl: done.audioUrl, downloadName: `speech-${done.jobId}.${EXTENSION[format] ?? format}` });
       setProgress(1);
       setPhase('done');
     } catch (err) {
@@ -132,7 +143,7 @@ export function TtsPage() {
         {text.length} / {limit || '…'} characters
       </p>
       <label for="voice">Voice</label>
-      <select id="voice" name="voice" value={voice} onChange={(e) => setVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
+      <select id="voice" name="voice" value={voice} onChange={(e) => chooseVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
         {voices.length === 0 && <option value="">Loading voices…</option>}
         {grouped.map(([group, list]) => (
           <optgroup key={group} label={group}>
@@ -145,6 +156,12 @@ export function TtsPage() {
           </optgroup>
         ))}
       </select>
+      <div class="preview">
+        <button type="button" class="secondary" onClick={() => void preview()} disabled={voice === '' || busy || previewing} aria-describedby="voice">
+          {previewing ? 'Loading preview…' : 'Preview voice'}
+        </button>
+        {previewUrl && <audio class="preview-audio" controls autoplay src={previewUrl} aria-label="Voice preview" />}
+      </div>
       <div class="row">
         <div class="field">
           <label for="speed">

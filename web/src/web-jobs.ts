@@ -1,0 +1,46 @@
+/**
+ * A web job from the browser: the browser check (renewed once if the server refused the pass),
+ * the submission, then its events until it ends; resolves to the audio URL.
+ */
+import { ApiError, getJson, postForm, type JobEventsPage, type WebJobCreated } from './api.js';
+import { dropPass, ensurePass } from './challenge.js';
+
+/** What a running web job reports. */
+export interface WebJobProgress {
+  onVerifying(): void;
+  onQueued(created: WebJobCreated): void;
+  onRunning(progress: number): void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function submit(fields: Record<string, string>, progress: WebJobProgress): Promise<WebJobCreated> {
+  progress.onVerifying();
+  await ensurePass();
+  try {
+    return (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.code.startsWith('AUTH_CHALLENGE')) throw err;
+    dropPass();
+    await ensurePass();
+    return (await postForm<WebJobCreated>('/api/web/jobs/tts', fields)).body;
+  }
+}
+
+/** Runs a web job to its end; the URL of its audio (job token in the query). Throws ApiError. */
+export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500): Promise<{ jobId: string; audioUrl: string }> {
+  const created = await submit(fields, progress);
+  progress.onQueued(created);
+  let after = 0;
+  for (;;) {
+    const page = await getJson<JobEventsPage>(`/api/web/jobs/${created.job_id}/events?after_event_id=${after}`, { 'x-job-token': created.job_token });
+    for (const ev of page.events) {
+      after = Math.max(after, ev.event_id);
+      if (ev.kind === 'running' || ev.kind === 'completed') progress.onRunning(ev.progress);
+      if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', ev.error_message ?? 'The job failed.', undefined);
+    }
+    if (page.done) break;
+    await sleep(pollMs);
+  }
+  return { jobId: created.job_id, audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${encodeURIComponent(created.job_token)}` };
+}
