@@ -6,19 +6,12 @@
  * error, and no horizontal overflow at desktop and phone width (screenshots kept as artifacts).
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { inspectClip, assertSpeech } from './support/audio.js';
+import { checkPage, launchBrowser, openPage as open, PHONE, DESKTOP } from './support/browser.js';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
-const require = createRequire(import.meta.url);
-const AXE = require.resolve('axe-core/axe.min.js');
-const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'data', 'test-artifacts', 'web');
-
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: number }
 /** The members of an audio element the test reads. */
 interface AudioElement { readyState: number; duration: number; addEventListener(type: string, fn: () => void, options: { once: boolean }): void }
 
@@ -26,38 +19,21 @@ describe('web application', () => {
   let p: TestPlatform;
   let browser: Browser;
   before(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
     p = await startPlatform({ node: { engines: ['flite'], defaultVoice: 'flite:slt' }, facade: { defaultVoice: 'flite:slt' } });
     // The node registers before its voices are loaded: wait until the platform serves them.
     await waitFor(async () => ((await (await fetch(`${p.url}/v1/audio/voices`)).json()) as { voices: unknown[] }).voices.length > 0, 30_000, 'voices');
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await p?.stop();
   });
 
-  /** A page that records console errors and uncaught exceptions. */
-  async function openPage(width: number, height: number): Promise<{ page: Page; errors: string[] }> {
-    const page = await browser.newPage({ viewport: { width, height } });
-    const errors: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${p.url}/`);
-    await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
-    return { page, errors };
-  }
-
-  async function axeViolations(page: Page): Promise<AxeViolation[]> {
-    await page.addScriptTag({ path: AXE });
-    // Runs in the page (DOM globals there; this file is compiled without the DOM library).
-    const result = await page.evaluate(async () => {
-      const g = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> }; document: unknown };
-      return (await g.axe.run(g.document)).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
-    });
-    return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  /** The public page with its voices loaded. */
+  async function openPage(viewport: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
+    const recorded = await open(browser, `${p.url}/`, viewport);
+    await recorded.page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+    return recorded;
   }
 
   test('the page and its hashed assets: no inline script or style, immutable assets, the page revalidated', async () => {
@@ -79,7 +55,7 @@ describe('web application', () => {
   });
 
   test('a visitor passes the browser check, synthesizes and gets playable audio', async () => {
-    const { page, errors } = await openPage(1280, 900);
+    const { page, errors } = await openPage(DESKTOP);
     const speak = page.getByRole('button', { name: 'Speak' });
     assert.equal(await speak.isDisabled(), true, 'nothing to speak yet');
     await page.getByLabel('Text').fill('Hello from the browser. This is the public page.');
@@ -122,9 +98,7 @@ describe('web application', () => {
     const jobId = /\/api\/web\/jobs\/([^/]+)\/audio/.exec(src!)?.[1] ?? '';
     assert.equal((await p.facade.deps.jobs.get(jobId))?.spec?.speech?.speed, 1.5);
     assert.match((await page.locator('.limit').textContent()) ?? '', /^\d+ of 30 requests left this minute$/);
-    assert.deepEqual(await axeViolations(page), []);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'public-desktop.png'), fullPage: true });
-    assert.deepEqual(errors, []);
+    await checkPage({ page, errors }, 'public-desktop');
     await page.close();
   });
 
@@ -148,17 +122,13 @@ describe('web application', () => {
   });
 
   test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {
-    const { page, errors } = await openPage(375, 740);
+    const { page, errors } = await openPage(PHONE);
     const limit = Number(/\/ (\d+)/.exec((await page.locator('#counter').textContent()) ?? '')?.[1]);
     assert.ok(limit > 0);
     await page.getByLabel('Text').fill('a'.repeat(limit + 1));
     assert.equal(await page.getByLabel('Text').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByRole('button', { name: 'Speak' }).isDisabled(), true);
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    assert.ok(overflow <= 0, `horizontal overflow of ${overflow} px at 375 px`);
-    assert.deepEqual(await axeViolations(page), []);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'public-phone.png'), fullPage: true });
-    assert.deepEqual(errors, []);
+    await checkPage({ page, errors }, 'public-phone');
     await page.close();
   });
 });

@@ -9,7 +9,23 @@ import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 
 /** Paths of the application's pages (client-side routes), served the index page. */
-export const WEB_PAGES = ['/'];
+export const WEB_PAGES = [
+  '/',
+  '/studio',
+  '/studio/presets',
+  '/studio/vip',
+  '/share/:token',
+  '/admin',
+  '/admin/users',
+  '/admin/reports',
+  '/admin/keys',
+  '/admin/hub',
+  '/ops',
+  '/ops/usage',
+  '/ops/nodes',
+  '/ops/logs',
+  '/ops/system',
+];
 
 /** The router serving the built application from `dir`, or undefined when it is not built. */
 export function webApp(dir: string): Router | undefined {

@@ -5,9 +5,9 @@
  * clear message for every error.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { getJson, type Voice, type WebConfig } from './api.js';
-import { messageFor } from './messages.js';
-import { Waveform } from './waveform.js';
+import { getJson, type Voice, type WebConfig } from '../../lib/api.js';
+import { messageFor } from '../../lib/messages.js';
+import { Waveform } from '../../components/waveform.js';
 import { runWebJob } from './web-jobs.js';
 
 type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';

@@ -2,8 +2,8 @@
  * A web job from the browser: the browser check (renewed once if the server refused the pass),
  * the submission, then its events until it ends; resolves to the audio URL.
  */
-import { ApiError, getJson, postForm, type JobEventsPage, type WebJobCreated } from './api.js';
-import { dropPass, ensurePass } from './challenge.js';
+import { ApiError, getJson, postForm, type JobEventsPage, type WebJobCreated } from '../../lib/api.js';
+import { dropPass, ensurePass } from '../../lib/challenge.js';
 
 /** What a running web job reports. */
 export interface WebJobProgress {

@@ -1,4 +1,5 @@
 /** Calls of the platform's REST API from the browser (same origin; the pass cookie travels along). */
+import { credentialHeaders, forgetRejected } from './credentials.js';
 
 /** An error answer of the API: its stable code, message and, for 429, the wait. */
 export class ApiError extends Error {
@@ -24,6 +25,40 @@ async function errorOf(res: Response): Promise<ApiError> {
   }
   const retry = Number(res.headers.get('retry-after'));
   return new ApiError(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/** Which credential a call carries (see credentials.ts); none by default. */
+export type Auth = 'none' | 'studio' | 'admin' | 'apiKey';
+
+/** What request() sends: a JSON body, a form (url-encoded or multipart), extra headers. */
+export interface RequestOptions {
+  readonly auth?: Auth;
+  readonly json?: unknown;
+  readonly form?: Record<string, string> | FormData;
+  readonly headers?: Record<string, string>;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Any call of the API: the credential asked for, the body, the error answer turned into ApiError.
+ * Answers the JSON (undefined for 204) and the response headers.
+ */
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<{ body: T; headers: Headers }> {
+  const headers: Record<string, string> = { accept: 'application/json', ...credentialHeaders(options.auth ?? 'none'), ...options.headers };
+  let body: BodyInit | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.form instanceof FormData) {
+    body = options.form;
+  } else if (options.form) {
+    body = new URLSearchParams(options.form);
+  }
+  const res = await fetch(path, { method, headers, body, credentials: 'same-origin', signal: options.signal });
+  if (res.status === 401 && options.auth && options.auth !== 'none') forgetRejected(options.auth);
+  if (!res.ok) throw await errorOf(res);
+  const text = res.status === 204 ? '' : await res.text();
+  return { body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
 }
 
 /** GETs JSON; throws ApiError on an error answer. */
