@@ -52,6 +52,21 @@ describe('web application', () => {
       await r.arrayBuffer();
     }
     assert.equal((await fetch(`${p.url}/assets/missing-0000.js`)).status, 404);
+    // Scripts and styles go out pre-compressed to a client that accepts it, the same bytes once decoded.
+    for (const a of assets.filter((x) => /\.(js|css)$/.test(x))) {
+      const plain = await fetch(`${p.url}${a}`, { headers: { 'accept-encoding': 'identity' } });
+      assert.equal(plain.headers.get('content-encoding'), null, a);
+      const plainText = await plain.text();
+      if (plainText.length < 1024) continue;
+      for (const encoding of ['br', 'gzip']) {
+        const r = await fetch(`${p.url}${a}`, { headers: { 'accept-encoding': encoding } });
+        assert.equal(r.headers.get('content-encoding'), encoding, `${a} ${encoding}`);
+        assert.match(r.headers.get('vary') ?? '', /accept-encoding/i);
+        assert.match(r.headers.get('cache-control') ?? '', /max-age=31536000.*immutable/);
+        assert.equal(r.headers.get('content-type'), plain.headers.get('content-type'));
+        assert.equal(await r.text(), plainText, `${a} decoded from ${encoding}`);
+      }
+    }
   });
 
   test('a visitor passes the browser check, synthesizes and gets playable audio', async () => {

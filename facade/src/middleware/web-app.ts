@@ -2,9 +2,10 @@
  * The web application (web/, built by Vite into TTS_WEB_DIR) at `/`: hashed files under /assets/
  * are immutable and cached for a year; the page itself is revalidated on every load, so a new
  * build takes effect at once. Client-side pages share the one index.html. When the application is
- * not built, these paths fall through to the API's 404.
+ * not built, these paths fall through to the API's 404. Assets the build pre-compressed (NAME.br,
+ * NAME.gz) are sent compressed to clients that accept it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
 
@@ -38,6 +39,7 @@ export function webApp(dir: string): Router | undefined {
     res.sendFile(index);
   };
   for (const p of WEB_PAGES) router.get(p, page);
+  router.use('/assets', precompressed(path.join(dir, 'assets')));
   router.use(
     '/assets',
     express.static(path.join(dir, 'assets'), {
@@ -53,4 +55,34 @@ export function webApp(dir: string): Router | undefined {
     res.sendFile(path.join(dir, 'favicon.svg'));
   });
   return router;
+}
+
+/** The encodings the build writes, in the order they are preferred. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+
+/**
+ * Serves NAME.br or NAME.gz for NAME when the client accepts that encoding (the file list is read
+ * once: a build replaces the directory and restarts the facade). Other requests fall through.
+ */
+function precompressed(assets: string): RequestHandler {
+  const files = new Set(existsSync(assets) ? readdirSync(assets) : []);
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const name = req.path.slice(1);
+    if (name.includes('/') || !files.has(name)) return next();
+    const accepted = req.acceptsEncodings(...ENCODINGS.map((e) => e.name));
+    const encoding = ENCODINGS.find((e) => e.name === accepted && files.has(name + e.suffix));
+    res.setHeader('Vary', 'Accept-Encoding');
+    if (!encoding) return next();
+    res.setHeader('Content-Encoding', encoding.name);
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type(path.extname(name));
+    res.sendFile(path.join(assets, name + encoding.suffix), { cacheControl: false }, (err) => {
+      if (err && !res.headersSent) next(err);
+    });
+  };
 }
