@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { ERROR_CATALOGUE, TtsError } from '@tts/common';
 import { checkTextLength, type QuotaStatus, type QuotaSubject, type Tier } from '../identity/index.js';
 import type { Caller } from '../middleware/access.js';
+import type { StudioPrincipal } from '../studio/accounts.js';
 import { studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { AccessServices } from './access-services.js';
 
@@ -31,10 +32,13 @@ export interface MeteredRequest {
  */
 export function meteredSubjectOf(caller: Caller): { subject: QuotaSubject; tier: Tier } | undefined {
   if (caller.method === 'api_key') return { subject: caller.key.record, tier: caller.key.tier };
-  if (caller.method === 'studio') {
-    return { subject: { keyId: studioUsageSubject(caller.principal.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier: studioTierOf(caller.principal) };
-  }
+  if (caller.method === 'studio') return studioMeteredSubject(caller.principal);
   return undefined;
+}
+
+/** A studio user's usage subject and the tier of their account. */
+export function studioMeteredSubject(p: StudioPrincipal): { subject: QuotaSubject; tier: Tier } {
+  return { subject: { keyId: studioUsageSubject(p.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier: studioTierOf(p) };
 }
 
 /** Meters synthesis requests. */

@@ -1,16 +1,17 @@
+import { studioMeteredSubject } from '../domain/metering.js';
 import { RATE_PROFILES } from '../identity/index.js';
 import { studioCallerOf } from '../middleware/access.js';
 import { studioUserJson } from '../studio/accounts.js';
 import { limitsOf } from '../studio/presets.js';
-import { studioTierJson, studioTierOf, studioUsageSubject } from '../studio/tiers.js';
+import { studioTierJson } from '../studio/tiers.js';
 import type { OperationHandler } from '../handler-context.js';
 
 /** GET /api/studio/auth/me: the caller, its session, limits and rate budgets. */
 export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res, deps }) => {
   const p = studioCallerOf(res);
   const limits = limitsOf(p);
-  const tier = studioTierOf(p);
-  const quota = await deps.access.quotas.status({ keyId: studioUsageSubject(p.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier);
+  const { subject, tier } = studioMeteredSubject(p);
+  const quota = await deps.access.quotas.status(subject, tier);
   res.json({
     user: studioUserJson(p.user, new Date(), false),
     session: { session_id: p.sessionId, expires_at: p.expiresAt.toISOString(), absolute_expires_at: p.absoluteExpiresAt.toISOString() },
