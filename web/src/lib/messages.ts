@@ -27,6 +27,26 @@ export function messageFor(err: unknown): string {
     case 'JOB_FAILED':
     case 'TTS_ENGINE_FAILED':
       return 'Synthesis failed. Try again, or pick another voice.';
+    case 'AUTH_ADMIN_KEY_INVALID':
+      return 'The administrator key was not accepted. Give it again.';
+    case 'STUDIO_ADMIN_REQUIRED':
+      return 'This needs a studio administrator or the administrator key.';
+    case 'STUDIO_SELF_LOCKOUT':
+      return 'You cannot demote or disable your own account.';
+    case 'STUDIO_VIP_REQUEST_DECIDED':
+      return 'This VIP request was already decided. Refresh the list.';
+    case 'ABUSE_REPORT_TRANSITION_INVALID':
+      return 'The report cannot move to that status from where it is now. Refresh it.';
+    case 'HUB_TOKEN_INVALID':
+      return 'The model hub refused the token. Check it has read access and try again.';
+    case 'HUB_TIMEOUT':
+      return 'The model hub did not answer in time; nothing was stored. Try again.';
+    case 'HUB_UNREACHABLE':
+      return 'The model hub could not be reached; nothing was stored.';
+    case 'HUB_TOKEN_NOT_SET':
+      return 'No hub token is stored.';
+    case 'HUB_TOKEN_KEY_MISSING':
+      return 'The server has no encryption key for the hub token (TTS_HUB_TOKEN_KEY).';
     default:
       return `${err.message} (${err.code})`;
   }

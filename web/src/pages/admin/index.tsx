@@ -1,7 +1,9 @@
-/** The administration pages: VIP requests, users, abuse reports (studio admin role or admin key); API keys and the hub token (admin key). */
-const todo = (name: string) => () => <section class="card"><h1>{name}</h1><p>Coming in this change.</p></section>;
-export const VipRequestsPage = todo('VIP requests');
-export const UsersPage = todo('Users');
-export const AbuseReportsPage = todo('Abuse reports');
-export const ApiKeysPage = todo('API keys');
-export const HubTokenPage = todo('Hub token');
+/**
+ * The administration pages: VIP requests, users and abuse reports (a studio session with the admin
+ * role, or the administrator key); API keys and the hub token (the administrator key).
+ */
+export { VipRequestsPage } from './vip-requests-page.js';
+export { UsersPage } from './users-page.js';
+export { AbuseReportsPage } from './abuse-reports-page.js';
+export { ApiKeysPage } from './api-keys-page.js';
+export { HubTokenPage } from './hub-token-page.js';

@@ -1,0 +1,326 @@
+/**
+ * /admin/keys (administrator key): the API keys with their tier, quota overrides, state and
+ * dates; creating one shows its secret once, in a read-only field with a Copy button, until the
+ * person dismisses it or leaves the page (it is never stored); each key's tier and quota overrides
+ * can be changed and the key disabled or enabled.
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { createApiKey, listApiKeys, listTiers, updateApiKey, type ApiKey, type ApiKeyCreated, type Tier } from './admin-api.js';
+import { AdminFrame } from './admin-frame.js';
+import { AdminKeyOnly } from './identity.js';
+import { OutcomeView, useOutcome, type OutcomeControl } from './outcome.js';
+import { count, when } from './format.js';
+
+/** The key as the list keeps it: its secret stays only in the one-time view. */
+function withoutSecret(k: ApiKeyCreated): ApiKey {
+  return { key_id: k.key_id, name: k.name, prefix: k.prefix, tier: k.tier, disabled: k.disabled, daily_char_quota: k.daily_char_quota, monthly_char_quota: k.monthly_char_quota, created_at: k.created_at, updated_at: k.updated_at };
+}
+
+/** A quota field: '' is "the tier's", else a whole number of characters. */
+function quotaOf(text: string): number | null | undefined {
+  if (text.trim() === '') return null;
+  const n = Number(text);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+function QuotaFields(props: { idBase: string; daily: string; monthly: string; tier: Tier | undefined; onDaily: (v: string) => void; onMonthly: (v: string) => void }) {
+  const { idBase, tier } = props;
+  return (
+    <div class="row">
+      <div class="field">
+        <label for={`${idBase}-daily`}>Daily characters</label>
+        <input id={`${idBase}-daily`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.daily_char_quota)}` : 'tier default'} value={props.daily} onInput={(e) => props.onDaily(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
+      </div>
+      <div class="field">
+        <label for={`${idBase}-monthly`}>Monthly characters</label>
+        <input id={`${idBase}-monthly`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.monthly_char_quota)}` : 'tier default'} value={props.monthly} onInput={(e) => props.onMonthly(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
+      </div>
+      <p id={`${idBase}-quota-hint`} class="hint admin-wide">
+        Empty: the tier's quota.
+      </p>
+    </div>
+  );
+}
+
+function TierSelect(props: { id: string; tiers: readonly Tier[]; value: string; onChange: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>Tier</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {props.tiers.map((t) => (
+          <option key={t.name} value={t.name}>
+            {t.name} — {t.rate_per_minute}/min, {count(t.daily_char_quota)} chars/day
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The secret of a key just created: shown this once. */
+function SecretOnce(props: { created: ApiKeyCreated; onDismiss: () => void }) {
+  const field = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState('');
+  useEffect(() => field.current?.focus(), []);
+  const copy = async (): Promise<void> => {
+    field.current?.select();
+    try {
+      await navigator.clipboard.writeText(props.created.api_key);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('The browser did not allow copying: the key is selected, copy it by hand.');
+    }
+  };
+  return (
+    <section class="card admin-secret" aria-labelledby="secret-title">
+      <h2 id="secret-title">Key “{props.created.name}” created</h2>
+      <p class="warn">Copy the key now: it is not stored and will not be shown again.</p>
+      <label for="new-key-secret">API key</label>
+      <input id="new-key-secret" ref={field} type="text" readOnly value={props.created.api_key} class="admin-mono" onFocus={(e) => e.currentTarget.select()} />
+      <div class="actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" class="secondary" onClick={props.onDismiss}>
+          I have copied it
+        </button>
+        <span role="status" class="hint">
+          {copied}
+        </span>
+      </div>
+    </section>
+  );
+}
+
+function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: OutcomeControl; onCreated: (k: ApiKeyCreated) => void }) {
+  const [name, setName] = useState('');
+  const [tier, setTier] = useState(props.defaultTier);
+  const [daily, setDaily] = useState('');
+  const [monthly, setMonthly] = useState('');
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setTier(props.defaultTier), [props.defaultTier]);
+  const d = quotaOf(daily);
+  const m = quotaOf(monthly);
+  const valid = name.trim() !== '' && d !== undefined && m !== undefined;
+  return (
+    <form
+      class="card"
+      aria-labelledby="create-key"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!valid) return;
+        setBusy(true);
+        createApiKey({ name: name.trim(), tier, daily_char_quota: d, monthly_char_quota: m }).then(
+          (created) => {
+            setBusy(false);
+            setName('');
+            setDaily('');
+            setMonthly('');
+            props.onCreated(created);
+          },
+          (err: unknown) => {
+            setBusy(false);
+            props.out.fail(err);
+          },
+        );
+      }}
+    >
+      <h2 id="create-key">Create a key</h2>
+      <div class="row">
+        <div class="field">
+          <label for="key-name">Name</label>
+          <input id="key-name" type="text" maxLength={200} required value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. production-backend" />
+        </div>
+        {props.tiers.length > 0 && <TierSelect id="key-tier" tiers={props.tiers} value={tier} onChange={setTier} />}
+      </div>
+      <QuotaFields idBase="key" daily={daily} monthly={monthly} tier={props.tiers.find((t) => t.name === tier)} onDaily={setDaily} onMonthly={setMonthly} />
+      <div class="actions">
+        <button type="submit" disabled={busy || !valid}>
+          Create key
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeControl; onChange: (k: ApiKey) => void; onClose: () => void }) {
+  const k = props.apiKey;
+  const [tier, setTier] = useState(k.tier);
+  const [daily, setDaily] = useState(k.daily_char_quota?.toString() ?? '');
+  const [monthly, setMonthly] = useState(k.monthly_char_quota?.toString() ?? '');
+  const [busy, setBusy] = useState(false);
+  const d = quotaOf(daily);
+  const m = quotaOf(monthly);
+  const base = `edit-${k.key_id}`;
+  return (
+    <form
+      class="admin-controls"
+      id={`${base}-form`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (d === undefined || m === undefined) return;
+        setBusy(true);
+        updateApiKey(k.key_id, { tier, daily_char_quota: d, monthly_char_quota: m }).then(
+          (updated) => {
+            setBusy(false);
+            props.onChange(updated);
+            props.out.ok(`Key “${updated.name}” saved: tier ${updated.tier}.`);
+            props.onClose();
+          },
+          (err: unknown) => {
+            setBusy(false);
+            props.out.fail(err);
+          },
+        );
+      }}
+    >
+      <div class="row">{props.tiers.length > 0 && <TierSelect id={`${base}-tier`} tiers={props.tiers} value={tier} onChange={setTier} />}</div>
+      <QuotaFields idBase={base} daily={daily} monthly={monthly} tier={props.tiers.find((t) => t.name === tier)} onDaily={setDaily} onMonthly={setMonthly} />
+      <div class="actions">
+        <button type="submit" disabled={busy || d === undefined || m === undefined}>
+          Save
+        </button>
+        <button type="button" class="secondary" onClick={props.onClose}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeControl; onChange: (k: ApiKey) => void }) {
+  const k = props.apiKey;
+  const [editing, setEditing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const toggle = (): void => {
+    setBusy(true);
+    updateApiKey(k.key_id, { disabled: !k.disabled }).then(
+      (updated) => {
+        setBusy(false);
+        props.onChange(updated);
+        props.out.ok(`Key “${updated.name}” is ${updated.disabled ? 'disabled: the API refuses it from now on' : 'enabled again'}.`);
+      },
+      (err: unknown) => {
+        setBusy(false);
+        props.out.fail(err);
+      },
+    );
+  };
+  return (
+    <li class="admin-item" data-key-id={k.key_id}>
+      <h3>
+        <span>{k.name}</span>
+        <span class="badge">{k.tier}</span>
+        {k.disabled && <span class="badge">disabled</span>}
+      </h3>
+      <dl class="admin-facts">
+        <div>
+          <dt>Prefix</dt>
+          <dd class="admin-mono">{k.prefix}</dd>
+        </div>
+        <div>
+          <dt>Daily characters</dt>
+          <dd>{k.daily_char_quota == null ? 'tier default' : count(k.daily_char_quota)}</dd>
+        </div>
+        <div>
+          <dt>Monthly characters</dt>
+          <dd>{k.monthly_char_quota == null ? 'tier default' : count(k.monthly_char_quota)}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{when(k.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Changed</dt>
+          <dd>{when(k.updated_at)}</dd>
+        </div>
+      </dl>
+      <div class="actions">
+        <button type="button" class="secondary" aria-expanded={editing} aria-controls={`edit-${k.key_id}-form`} aria-label={`Edit key ${k.name}`} onClick={() => setEditing(!editing)}>
+          Edit
+        </button>
+        <button type="button" class="secondary" disabled={busy} aria-label={`${k.disabled ? 'Enable' : 'Disable'} key ${k.name}`} onClick={toggle}>
+          {k.disabled ? 'Enable' : 'Disable'}
+        </button>
+      </div>
+      {editing && <KeyEditor apiKey={k} tiers={props.tiers} out={props.out} onChange={props.onChange} onClose={() => setEditing(false)} />}
+    </li>
+  );
+}
+
+function ApiKeys() {
+  const [keys, setKeys] = useState<ApiKey[] | undefined>();
+  const [tiers, setTiers] = useState<{ default_tier: string; tiers: Tier[] }>({ default_tier: 'free', tiers: [] });
+  const [created, setCreated] = useState<ApiKeyCreated | undefined>();
+  const [outcome, out] = useOutcome();
+
+  const load = useCallback(async () => {
+    try {
+      const [k, t] = await Promise.all([listApiKeys(), listTiers()]);
+      setKeys(k);
+      setTiers(t);
+    } catch (err) {
+      out.fail(err);
+    }
+  }, [out]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const replace = (k: ApiKey): void => setKeys((all) => all?.map((x) => (x.key_id === k.key_id ? k : x)));
+  return (
+    <>
+      {created && (
+        <SecretOnce
+          created={created}
+          onDismiss={() => {
+            setCreated(undefined);
+            out.ok(`The secret of “${created.name}” is hidden now.`);
+          }}
+        />
+      )}
+      <CreateKey
+        tiers={tiers.tiers}
+        defaultTier={tiers.default_tier}
+        out={out}
+        onCreated={(k) => {
+          setCreated(k);
+          setKeys((all) => [withoutSecret(k), ...(all ?? [])]);
+          out.ok(`Key “${k.name}” created.`);
+        }}
+      />
+      <section class="card" aria-labelledby="key-list">
+        <h2 id="key-list">Keys</h2>
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => void load()}>
+            Refresh
+          </button>
+        </div>
+        <p class="hint">Secrets are stored only as hashes; a lost key cannot be shown again, create a new one.</p>
+        <OutcomeView outcome={outcome} />
+        {keys === undefined ? (
+          <p>Loading…</p>
+        ) : keys.length === 0 ? (
+          <p>No keys yet.</p>
+        ) : (
+          <ul class="admin-list">
+            {keys.map((k) => (
+              <KeyItem key={k.key_id} apiKey={k} tiers={tiers.tiers} out={out} onChange={replace} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
+/** /admin/keys: API keys (administrator key). */
+export function ApiKeysPage() {
+  return (
+    <AdminFrame title="API keys" intro="Keys for programs calling the API (X-API-Key or a bearer token), each with a tier of limits.">
+      <AdminKeyOnly>
+        <ApiKeys />
+      </AdminKeyOnly>
+    </AdminFrame>
+  );
+}

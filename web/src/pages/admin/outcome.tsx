@@ -1,0 +1,51 @@
+/**
+ * The outcome of an action on an administration page: a success line in a polite live region and
+ * an error (the message for its code) in an alert. Both regions are always in the page, so
+ * assistive technology announces what changes in them.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { messageFor } from '../../lib/messages.js';
+
+/** What the last action ended with. */
+export interface Outcome {
+  readonly ok: string;
+  readonly error: string;
+}
+
+/** Setters of an Outcome. */
+export interface OutcomeControl {
+  /** Announces a success (and clears the error). */
+  ok(text: string): void;
+  /** Shows the message for an error (and clears the success). */
+  fail(err: unknown): void;
+  /** Clears both. */
+  clear(): void;
+}
+
+/** The outcome of the page's last action and its setters. */
+export function useOutcome(): [Outcome, OutcomeControl] {
+  const [outcome, setOutcome] = useState<Outcome>({ ok: '', error: '' });
+  const control = useMemo<OutcomeControl>(
+    () => ({
+      ok: (text) => setOutcome({ ok: text, error: '' }),
+      fail: (err) => setOutcome({ ok: '', error: messageFor(err) }),
+      clear: () => setOutcome({ ok: '', error: '' }),
+    }),
+    [],
+  );
+  return [outcome, control];
+}
+
+/** The two live regions of an Outcome. */
+export function OutcomeView(props: { outcome: Outcome }) {
+  return (
+    <div class="admin-outcome">
+      <p role="status" class="ok">
+        {props.outcome.ok}
+      </p>
+      <p role="alert" class="error">
+        {props.outcome.error}
+      </p>
+    </div>
+  );
+}

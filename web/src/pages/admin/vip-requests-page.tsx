@@ -1,0 +1,185 @@
+/**
+ * /admin: the VIP request queue, waiting requests first, with a status filter. Each request shows
+ * the user, the plan, where it came from (a slip or a manual request), the expected amount and the
+ * slip provider's findings; a waiting one can be approved or rejected, and the row changes in place.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { decideVipRequest, listUsers, listVipRequests, type AdminAuth, type StudioUser, type VipRequest, type VipStatus } from './admin-api.js';
+import { AdminFrame } from './admin-frame.js';
+import { StudioAdminGate } from './identity.js';
+import { OutcomeView, useOutcome } from './outcome.js';
+import { when, who, words } from './format.js';
+
+/** The status filter: '' is every request, waiting ones first. */
+type Filter = '' | VipStatus;
+
+const FILTERS: readonly (readonly [Filter, string])[] = [
+  ['', 'All, waiting first'],
+  ['pending_review', 'Waiting for review'],
+  ['approved', 'Approved'],
+  ['rejected', 'Rejected'],
+];
+
+/** The slip findings worth showing, in this order. */
+const SLIP_FIELDS = ['verdict', 'amount', 'provider', 'provider_code', 'provider_message', 'trans_ref'] as const;
+
+function waitingFirst(rows: readonly VipRequest[]): VipRequest[] {
+  return [...rows].sort((a, b) => Number(b.status === 'pending_review') - Number(a.status === 'pending_review'));
+}
+
+function SlipFindings(props: { slip: Readonly<Record<string, unknown>> }) {
+  const facts = SLIP_FIELDS.filter((k) => props.slip[k] !== undefined && props.slip[k] !== null);
+  if (facts.length === 0) return null;
+  return (
+    <div>
+      <dt>Slip findings</dt>
+      <dd>{facts.map((k) => `${words(k)}: ${String(props.slip[k])}`).join(' · ')}</dd>
+    </div>
+  );
+}
+
+function RequestItem(props: { row: VipRequest; user: StudioUser | undefined; busy: boolean; onDecide: (verb: 'approve' | 'reject') => void }) {
+  const { row } = props;
+  const name = who(props.user, row.user_id);
+  return (
+    <li class="admin-item" data-request-id={row.request_id}>
+      <h3>
+        <span>{name}</span>
+        <span class="badge">{words(row.status)}</span>
+      </h3>
+      <dl class="admin-facts">
+        <div>
+          <dt>Plan</dt>
+          <dd>{row.plan_id}</dd>
+        </div>
+        <div>
+          <dt>Source</dt>
+          <dd>{row.source === 'slip' ? 'Bank-transfer slip' : 'Manual request'}</dd>
+        </div>
+        <div>
+          <dt>Expected amount</dt>
+          <dd>{row.expected_amount ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Filed</dt>
+          <dd>{when(row.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Reason</dt>
+          <dd>{words(row.reason)}</dd>
+        </div>
+        {row.message && (
+          <div>
+            <dt>Message</dt>
+            <dd>{row.message}</dd>
+          </div>
+        )}
+        {row.slip && <SlipFindings slip={row.slip} />}
+        {row.status !== 'pending_review' && (
+          <div>
+            <dt>Decided</dt>
+            <dd>
+              {when(row.decided_at)}
+              {row.decided_by ? ` by ${row.decided_by}` : ''}
+            </dd>
+          </div>
+        )}
+        {row.vip_until && (
+          <div>
+            <dt>VIP granted until</dt>
+            <dd>{when(row.vip_until)}</dd>
+          </div>
+        )}
+      </dl>
+      {row.status === 'pending_review' && (
+        <div class="actions">
+          <button type="button" disabled={props.busy} aria-label={`Approve the request of ${name}`} onClick={() => props.onDecide('approve')}>
+            Approve
+          </button>
+          <button type="button" class="secondary" disabled={props.busy} aria-label={`Reject the request of ${name}`} onClick={() => props.onDecide('reject')}>
+            Reject
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+function VipQueue(props: { auth: AdminAuth }) {
+  const { auth } = props;
+  const [filter, setFilter] = useState<Filter>('');
+  const [rows, setRows] = useState<VipRequest[] | undefined>();
+  const [users, setUsers] = useState<ReadonlyMap<string, StudioUser>>(new Map());
+  const [busy, setBusy] = useState('');
+  const [outcome, out] = useOutcome();
+
+  const load = useCallback(async () => {
+    try {
+      const [requests, people] = await Promise.all([listVipRequests(auth, filter || undefined), listUsers(auth)]);
+      setRows(waitingFirst(requests));
+      setUsers(new Map(people.map((u) => [u.user_id, u])));
+    } catch (err) {
+      out.fail(err);
+    }
+  }, [auth, filter, out]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const decide = async (row: VipRequest, verb: 'approve' | 'reject'): Promise<void> => {
+    setBusy(row.request_id);
+    const name = who(users.get(row.user_id ?? ''), row.user_id);
+    try {
+      const decided = await decideVipRequest(auth, row.request_id, verb);
+      setRows((all) => all?.map((r) => (r.request_id === decided.request_id ? { ...r, ...decided } : r)));
+      out.ok(verb === 'approve' ? `Approved the ${decided.plan_id} request of ${name}: VIP until ${when(decided.vip_until)}.` : `Rejected the ${decided.plan_id} request of ${name}.`);
+    } catch (err) {
+      out.fail(err);
+    } finally {
+      setBusy('');
+    }
+  };
+
+  return (
+    <section class="card" aria-labelledby="vip-queue">
+      <h2 id="vip-queue">Queue</h2>
+      <div class="row admin-toolbar">
+        <div class="field">
+          <label for="vip-filter">Status</label>
+          <select id="vip-filter" value={filter} onChange={(e) => setFilter(e.currentTarget.value as Filter)}>
+            {FILTERS.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" class="secondary" onClick={() => void load()}>
+          Refresh
+        </button>
+      </div>
+      <p class="hint">Approving grants VIP for the plan's days from the later of now and the current end. Decisions are final.</p>
+      <OutcomeView outcome={outcome} />
+      {rows === undefined ? (
+        <p>Loading…</p>
+      ) : rows.length === 0 ? (
+        <p>No requests{filter ? ` with the status “${words(filter)}”` : ''}.</p>
+      ) : (
+        <ul class="admin-list">
+          {rows.map((row) => (
+            <RequestItem key={row.request_id} row={row} user={users.get(row.user_id ?? '')} busy={busy === row.request_id} onDecide={(verb) => void decide(row, verb)} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** /admin: the VIP request queue. */
+export function VipRequestsPage() {
+  return (
+    <AdminFrame title="VIP requests" intro="Requests for VIP membership: bank-transfer slips the provider could not confirm and manual requests.">
+      <StudioAdminGate>{(auth) => <VipQueue auth={auth} />}</StudioAdminGate>
+    </AdminFrame>
+  );
+}
