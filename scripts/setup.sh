@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNTIME_PACKAGES=(ffmpeg flite libflite1 flite1-dev espeak-ng libespeak-ng1 libespeak-ng-dev festival festvox-us-slt-hts)
+RUNTIME_PACKAGES=(ffmpeg libmp3lame0 libopus0 libogg0 libflac12 flite libflite1 flite1-dev espeak-ng libespeak-ng1 libespeak-ng-dev festival festvox-us-slt-hts)
 TEST_PACKAGES=(postgresql redis-server chromium)
 
 packages=("${RUNTIME_PACKAGES[@]}")

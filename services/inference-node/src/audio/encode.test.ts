@@ -1,18 +1,46 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { TtsError } from '@tts/common';
-import { createEncoder, encodeAudio, type AudioEncoder } from './encode.js';
+import { TtsError, setLogSink } from '@tts/common';
+import { createEncoder, encodeAudio, type AudioEncoder, type EncoderImplementation } from './encode.js';
 import type { AudioFormat } from '@tts/common/audio';
+import { openFlacCodec } from './flac-codec.js';
+import { openLameCodec } from './lame-codec.js';
+import { stopWarmFfmpeg, warmFfmpegPids } from './ffmpeg-pool.js';
+import { FFMPEG, MediaProcess } from './media-process.js';
+import { openOggOpusCodec } from './opus-codec.js';
 import { decodePcm16le, encodePcm16le, type PcmAudio } from './pcm.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
 import { ffmpegChildren, sine, toneAmplitude, zeroCrossingRate } from './testing.js';
 import { decodeWav } from './wav.js';
 
+const logLines: string[] = [];
+setLogSink((line) => logLines.push(line));
+
 const dB = (ratio: number): number => 20 * Math.log10(ratio);
 
 /** A 440 Hz tone at amplitude 0.5 (not a power-of-two length, so codecs must pad). */
 const tone = (sampleRate: number, sec = 2.01): PcmAudio => sine(440, sampleRate, sec, 0.5);
+
+/** A voiced, speech-like signal: a gliding 100-200 Hz fundamental with harmonics up to 0.4 × rate, a 4 Hz syllable envelope and a little noise. */
+function voiceLike(sampleRate: number, sec: number): PcmAudio {
+  const samples = new Float32Array(Math.round(sampleRate * sec));
+  let phase = 0;
+  let seed = 7;
+  for (let i = 0; i < samples.length; i++) {
+    const t = i / sampleRate;
+    const f0 = 150 + 50 * Math.sin(2 * Math.PI * 0.7 * t);
+    phase += (2 * Math.PI * f0) / sampleRate;
+    let v = 0;
+    for (let k = 1; k <= 20 && k * f0 < 0.4 * sampleRate; k++) v += Math.sin(k * phase) / k;
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    samples[i] = 0.3 * (0.6 + 0.4 * Math.sin(2 * Math.PI * 4 * t)) * v + 0.01 * (seed / 2 ** 32 - 0.5);
+  }
+  return { samples, sampleRate };
+}
+
+/** ffmpeg children of this process that are not warm spares of the aac pool (busy, or exited and not yet reaped). */
+const busyFfmpeg = (): { pid: number; state: string }[] => ffmpegChildren().filter((c) => !warmFfmpegPids().includes(c.pid));
 
 function isTtsError(error: unknown, code: string): boolean {
   assert.ok(error instanceof TtsError, `expected TtsError ${code}, got ${String(error)}`);
@@ -45,6 +73,73 @@ function opusInputRate(bytes: Buffer): number {
   return bytes.readUInt32LE(at + 12);
 }
 
+/**
+ * Decodes with ffmpeg at `-v error` (mono float at `sampleRate`, else the stream's rate) and asserts
+ * it printed nothing: the bytes decode cleanly.
+ */
+async function decodeStrictly(bytes: Buffer, sampleRate?: number): Promise<Float32Array> {
+  const proc = new MediaProcess(FFMPEG, ['-nostdin', '-v', 'error', '-i', 'pipe:0', '-ac', '1', ...(sampleRate === undefined ? [] : ['-ar', String(sampleRate)]), '-f', 'f32le', 'pipe:1']);
+  const out: Buffer[] = [];
+  proc.child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  proc.child.stdin.end(bytes);
+  const exit = await proc.exited;
+  assert.equal(exit.code, 0, proc.stderr);
+  assert.equal(proc.stderr, '', 'ffmpeg -v error prints nothing');
+  const all = Buffer.concat(out);
+  return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.length));
+}
+
+/** Signal-to-noise ratio (dB) of `decoded` against `input` at the lag in [0, maxLag] that fits best, and that lag. */
+function alignedSnr(input: Float32Array, decoded: Float32Array, maxLag: number): { snrDb: number; lag: number } {
+  let best = { snrDb: -Infinity, lag: 0 };
+  for (let lag = 0; lag <= maxLag; lag++) {
+    let signal = 0;
+    let noise = 0;
+    const n = Math.min(input.length, decoded.length - lag);
+    for (let i = 0; i < n; i++) {
+      signal += input[i]! ** 2;
+      noise += (input[i]! - decoded[i + lag]!) ** 2;
+    }
+    const snrDb = 10 * Math.log10(signal / noise);
+    if (snrDb > best.snrDb) best = { snrDb, lag };
+  }
+  return best;
+}
+
+/** One Ogg page, as RFC 3533 lays it out. */
+interface OggPage {
+  readonly flags: number;
+  readonly granule: bigint;
+  readonly packets: Buffer[];
+}
+
+/** Splits a whole Ogg stream into pages (asserting it is nothing but complete pages). */
+function oggPages(bytes: Buffer): OggPage[] {
+  const pages: OggPage[] = [];
+  let partial: Buffer[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    assert.equal(bytes.toString('latin1', at, at + 4), 'OggS', `page at byte ${at}`);
+    const segments = bytes[at + 26]!;
+    const lacing = bytes.subarray(at + 27, at + 27 + segments);
+    let body = at + 27 + segments;
+    const packets: Buffer[] = [];
+    for (const size of lacing) {
+      partial.push(bytes.subarray(body, body + size));
+      body += size;
+      if (size < 255) {
+        packets.push(Buffer.concat(partial));
+        partial = [];
+      }
+    }
+    assert.ok(body <= bytes.length, 'the last page is complete');
+    pages.push({ flags: bytes[at + 5]!, granule: bytes.readBigInt64LE(at + 6), packets });
+    at = body;
+  }
+  return pages;
+}
+
+const IMPLEMENTATIONS: readonly EncoderImplementation[] = ['native', 'ffmpeg'];
+
 describe('encodeAudio', () => {
   // Lossy codecs add encoder delay/padding the container cannot mark for removal (mp3 without a LAME
   // tag, ADTS); Ogg Opus marks it (pre-skip, end trim), flac and wav have none.
@@ -63,33 +158,36 @@ describe('encodeAudio', () => {
   ];
 
   for (const c of cases) {
-    it(`${c.format} at ${c.rate} Hz: ffprobe sees ${c.codec} in ${c.container} with the right rate and duration, and it decodes to the tone`, async () => {
-      const input = tone(c.rate);
-      const bytes = await encodeAudio(input, c.format);
+    // mp3, opus and flac have two implementations (aac and wav one): both must give the same facts.
+    for (const implementation of c.format === 'mp3' || c.format === 'opus' || c.format === 'flac' ? IMPLEMENTATIONS : (['native'] as const)) {
+      it(`${c.format} at ${c.rate} Hz (${implementation}): ffprobe sees ${c.codec} in ${c.container} with the right rate and duration, and it decodes to the tone`, async () => {
+        const input = tone(c.rate);
+        const bytes = await encodeAudio(input, c.format, undefined, { implementation });
 
-      const probe = await probeAudio(bytes);
-      assert.equal(probe.codec, c.codec);
-      assert.equal(probe.formatName, c.container);
-      assert.equal(probe.sampleRate, c.probedRate);
-      assert.equal(probe.channels, 1);
-      const expected = input.samples.length / c.rate;
-      const error = probe.durationSec - expected;
-      assert.ok(error >= -0.05 * expected && error <= 0.05 * expected + c.padSec, `duration ${probe.durationSec} s, expected ${expected} s (+${c.padSec} s padding)`);
-      if (c.format === 'opus') assert.equal(opusInputRate(bytes), c.rate, 'OpusHead input rate');
+        const probe = await probeAudio(bytes);
+        assert.equal(probe.codec, c.codec);
+        assert.equal(probe.formatName, c.container);
+        assert.equal(probe.sampleRate, c.probedRate);
+        assert.equal(probe.channels, 1);
+        const expected = input.samples.length / c.rate;
+        const error = probe.durationSec - expected;
+        assert.ok(error >= -0.05 * expected && error <= 0.05 * expected + c.padSec, `duration ${probe.durationSec} s, expected ${expected} s (+${c.padSec} s padding)`);
+        if (c.format === 'opus') assert.equal(opusInputRate(bytes), c.rate, 'OpusHead input rate');
 
-      const decoded = await decodeWithFfmpeg(bytes);
-      assert.ok(Math.abs(dB(toneAmplitude(decoded, 440) / 0.5)) < 1, `tone level ${dB(toneAmplitude(decoded, 440) / 0.5)} dB`);
-      assert.ok(Math.abs(zeroCrossingRate(decoded) - 880) < 0.02 * 880, `zero crossings ${zeroCrossingRate(decoded)}/s`);
-    });
+        const decoded = await decodeWithFfmpeg(bytes);
+        assert.ok(Math.abs(dB(toneAmplitude(decoded, 440) / 0.5)) < 1, `tone level ${dB(toneAmplitude(decoded, 440) / 0.5)} dB`);
+        assert.ok(Math.abs(zeroCrossingRate(decoded) - 880) < 0.02 * 880, `zero crossings ${zeroCrossingRate(decoded)}/s`);
+      });
+    }
   }
 
   it('flac and wav are lossless: they decode to exactly the 16-bit input', async () => {
     const input = tone(24000, 0.7);
     const quantized = decodePcm16le(encodePcm16le(input.samples));
-    for (const format of ['flac', 'wav'] as const) {
-      const decoded = await decodeWithFfmpeg(await encodeAudio(input, format));
+    for (const [format, implementation] of [['flac', 'native'], ['flac', 'ffmpeg'], ['wav', 'native']] as const) {
+      const decoded = await decodeWithFfmpeg(await encodeAudio(input, format, undefined, { implementation }));
       assert.equal(decoded.sampleRate, 24000);
-      assert.deepEqual(decoded.samples, quantized, format);
+      assert.deepEqual(decoded.samples, quantized, `${format} (${implementation})`);
     }
   });
 
@@ -111,31 +209,329 @@ describe('encodeAudio', () => {
   });
 });
 
-describe('createEncoder (streaming)', () => {
-  for (const format of ['mp3', 'opus', 'aac', 'flac'] as const) {
-    it(`${format} yields audio bytes before end() is called`, async (t) => {
-      const started = performance.now();
-      const encoder = createEncoder(format, 24000, { streaming: true });
-      assert.equal(encoder.format, format);
-      assert.equal(encoder.sampleRate, 24000);
-      const out = collect(encoder);
-      await encoder.write(tone(24000, 0.5).samples); // one TTS chunk
+describe('in-process encoders (libmp3lame, libopus + libogg, libFLAC)', () => {
+  it('mp3: the same bytes as the ffmpeg path, frame for frame (same library, same settings, same 16-bit input)', async () => {
+    for (const rate of [8000, 24000, 44100]) {
+      const input = voiceLike(rate, 1.37);
+      const native = await encodeAudio(input, 'mp3', undefined, { implementation: 'native' });
+      const ffmpeg = await encodeAudio(input, 'mp3', undefined, { implementation: 'ffmpeg' });
+      assert.ok(native.length > 1000);
+      assert.ok(native.equals(ffmpeg), `${rate} Hz: ${native.length} vs ${ffmpeg.length} bytes`);
+    }
+  });
 
-      await waitFor(() => out.chunks.length > 0, 5000, `first ${format} bytes`);
-      const early = Buffer.concat(out.chunks.map((c) => c.bytes));
-      t.diagnostic(`${format}: spawn → first byte ${(out.chunks[0]!.at - started).toFixed(1)} ms`);
-      if (format === 'mp3') {
-        assert.equal(early[0], 0xff, 'starts with an MPEG audio frame (no ID3 tag)');
-        assert.equal(early[1]! & 0xe0, 0xe0, 'frame sync');
-      }
-      await encoder.write(tone(24000, 0.5).samples);
-      await encoder.end();
-      const bytes = await out.done;
-      assert.ok(bytes.length > early.length);
+  // Requested bit rates are the defaults (defaultBitrateKbps). mp3 is CBR: bytes over the decoded
+  // duration give it exactly; Opus is VBR (as ffmpeg ran it), so it follows the signal around the
+  // target, and must match the ffmpeg path's size. The SNR is the waveform's, after the codec's delay.
+  const cases: { format: 'mp3' | 'opus' | 'flac'; rate: number; kbps: number; minSnrDb: number }[] = [
+    { format: 'mp3', rate: 8000, kbps: 48, minSnrDb: 20 },
+    { format: 'mp3', rate: 24000, kbps: 96, minSnrDb: 20 },
+    { format: 'mp3', rate: 44100, kbps: 128, minSnrDb: 20 },
+    { format: 'opus', rate: 8000, kbps: 32, minSnrDb: 15 },
+    { format: 'opus', rate: 16000, kbps: 32, minSnrDb: 15 },
+    { format: 'opus', rate: 24000, kbps: 64, minSnrDb: 20 },
+    { format: 'opus', rate: 48000, kbps: 64, minSnrDb: 20 },
+    { format: 'flac', rate: 16000, kbps: 0, minSnrDb: 80 },
+    { format: 'flac', rate: 44100, kbps: 0, minSnrDb: 80 },
+  ];
+  for (const c of cases) {
+    it(`${c.format} at ${c.rate} Hz decodes cleanly to the input: codec, rate, channels, length, bit rate, waveform`, async (t) => {
+      const input = voiceLike(c.rate, 3);
+      const bytes = await encodeAudio(input, c.format, undefined, { implementation: 'native' });
       const probe = await probeAudio(bytes);
-      assert.ok(probe.durationSec >= 1.0 - 0.05 && probe.durationSec <= 1.0 + 0.15, `duration ${probe.durationSec}`);
+      assert.equal(probe.codec, c.format);
+      assert.equal(probe.sampleRate, c.format === 'opus' ? 48000 : c.rate);
+      assert.equal(probe.channels, 1);
+
+      const atStreamRate = await decodeStrictly(bytes);
+      const decoded = c.format === 'opus' ? await decodeStrictly(bytes, c.rate) : atStreamRate;
+      const n = input.samples.length;
+      let maxLag = 0;
+      if (c.format === 'mp3') {
+        // No LAME tag: the decoder keeps LAME's 1105-sample delay and the last frame's padding.
+        const frame = c.rate >= 32000 ? 1152 : 576;
+        const padding = atStreamRate.length - n - 1105;
+        assert.ok(padding >= 0 && padding < frame, `decoded ${atStreamRate.length} samples for ${n}: padding ${padding} not within one ${frame}-sample frame`);
+        const kbps = (bytes.length * 8) / (atStreamRate.length / c.rate) / 1000;
+        t.diagnostic(`mp3 ${c.rate} Hz: ${kbps.toFixed(2)} kbit/s`);
+        assert.ok(Math.abs(kbps - c.kbps) < 0.02 * c.kbps, `${kbps} kbit/s for ${c.kbps}`);
+        maxLag = 1105 + frame;
+      } else if (c.format === 'opus') {
+        // Pre-skip and end trimming: exactly the input's length at 48 kHz.
+        assert.equal(atStreamRate.length, (n * 48000) / c.rate);
+        const kbps = (bytes.length * 8) / (n / c.rate) / 1000;
+        const viaFfmpeg = await encodeAudio(input, 'opus', undefined, { implementation: 'ffmpeg' });
+        t.diagnostic(`opus ${c.rate} Hz: ${kbps.toFixed(2)} kbit/s (ffmpeg path ${((viaFfmpeg.length * 8) / (n / c.rate) / 1000).toFixed(2)})`);
+        assert.ok(kbps > 0.6 * c.kbps && kbps < 1.5 * c.kbps, `${kbps} kbit/s for ${c.kbps} (VBR)`);
+        assert.ok(Math.abs(bytes.length - viaFfmpeg.length) < 0.03 * viaFfmpeg.length, `${bytes.length} bytes vs ${viaFfmpeg.length} through ffmpeg`);
+        maxLag = 64; // ffmpeg's resampler to the input rate is delay-compensated
+      } else {
+        assert.equal(atStreamRate.length, n);
+        assert.deepEqual(atStreamRate, decodePcm16le(encodePcm16le(input.samples)));
+      }
+      const { snrDb, lag } = alignedSnr(input.samples, decoded, maxLag);
+      t.diagnostic(`${c.format} ${c.rate} Hz: SNR ${snrDb.toFixed(1)} dB at lag ${lag}`);
+      assert.ok(snrDb > c.minSnrDb, `SNR ${snrDb} dB`);
+      if (c.format === 'mp3') assert.equal(lag, 1105, "LAME's encoder delay");
+      else assert.ok(lag <= 2, `lag ${lag}`);
     });
   }
+
+  it('Ogg Opus follows RFC 7845: header pages, granule positions at 48 kHz with pre-skip, end trim, end-of-stream flag; 1 s pages', async () => {
+    const rate = 24000;
+    const input = voiceLike(rate, 2.5);
+    const pages = oggPages(await encodeAudio(input, 'opus'));
+    const [head, tags, ...audio] = pages;
+    assert.ok(head && tags && audio.length > 0);
+    assert.equal(head.flags, 0x02, 'first page: beginning of stream');
+    assert.deepEqual(head.packets.map((p) => p.toString('latin1', 0, 8)), ['OpusHead']);
+    const preSkip = head.packets[0]!.readUInt16LE(10);
+    assert.equal(preSkip, 312, 'libopus lookahead at 24 kHz (6.5 ms) in 48 kHz samples');
+    assert.equal(head.granule, 0n);
+    assert.deepEqual(tags.packets.map((p) => p.toString('latin1', 0, 8)), ['OpusTags']);
+    assert.equal(tags.granule, 0n);
+    let previous = 0n;
+    for (const page of audio) {
+      assert.ok(page.granule > previous, 'granule positions increase');
+      assert.ok(page.packets.length <= 50, `${page.packets.length} 20 ms packets on a page (1 s pages)`);
+      previous = page.granule;
+    }
+    const last = audio[audio.length - 1]!;
+    assert.equal(last.flags & 0x04, 0x04, 'last page: end of stream');
+    assert.equal(audio.slice(0, -1).filter((p) => (p.flags & 0x04) !== 0).length, 0);
+    assert.equal(last.granule, BigInt(preSkip + (input.samples.length * 48000) / rate), 'end trim: pre-skip + the input length at 48 kHz');
+  });
+
+  it('a live Opus stream gets short pages (<= 60 ms), and a complete page at the end of every write', async () => {
+    const encoder = createEncoder('opus', 16000, { streaming: true });
+    const out = collect(encoder);
+    await encoder.write(voiceLike(16000, 0.33).samples); // 16 full frames, 10 ms left over
+    await waitFor(() => out.chunks.length > 0, 5000, 'the first pages');
+    const early = oggPages(Buffer.concat(out.chunks.map((c) => c.bytes)));
+    assert.equal(early[early.length - 1]!.granule, 16n * 960n, 'every full frame written is on a page');
+    await encoder.write(voiceLike(16000, 0.5).samples);
+    await encoder.end();
+    const pages = oggPages(await out.done);
+    for (const page of pages.slice(2)) assert.ok(page.packets.length <= 3, `${page.packets.length} packets of 20 ms on a page`);
+    assert.equal(pages[pages.length - 1]!.flags & 0x04, 0x04);
+    const decoded = await decodeStrictly(await Promise.resolve(Buffer.concat(out.chunks.map((c) => c.bytes))));
+    assert.equal(decoded.length, 0.83 * 48000);
+  });
+
+  it('flac: STREAMINFO declares the length unknown (no seek back in a stream), and ffprobe takes the duration from the frames', async () => {
+    const input = voiceLike(24000, 1.5);
+    const bytes = await encodeAudio(input, 'flac');
+    assert.equal(bytes.toString('latin1', 0, 4), 'fLaC');
+    assert.equal(bytes[4]! & 0x7f, 0, 'STREAMINFO first');
+    const info = bytes.subarray(8, 8 + 34);
+    assert.equal((info.readUInt32BE(10) >>> 12) & 0xfffff, 24000, 'sample rate');
+    assert.equal(((info[12]! & 0x0f) * 2 ** 32) + info.readUInt32BE(14), 0, 'total samples: unknown');
+    const probe = await probeAudio(bytes);
+    assert.equal(probe.durationSec, 1.5);
+  });
+
+  it('encodes a long clip 100 ms at a time, letting the event loop run between the pieces', async () => {
+    for (const format of ['mp3', 'opus', 'flac'] as const) {
+      const input = voiceLike(48000, 30);
+      let turns = 0;
+      let ticking = true;
+      const tick = (): void => {
+        turns++;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const bytes = await encodeAudio(input, format);
+      ticking = false;
+      assert.ok(bytes.length > 0);
+      // 300 pieces of 100 ms: the event loop turns at least once between two of them.
+      assert.ok(turns >= 299, `${format}: the event loop turned ${turns} times while encoding 30 s`);
+    }
+  });
+
+  it('a codec library that cannot be loaded throws at load (createEncoder then uses ffmpeg), and each format logs once which path it takes', () => {
+    assert.throws(() => openLameCodec('libmp3lame-missing.so.0'));
+    assert.throws(() => openOggOpusCodec('libopus-missing.so.0'));
+    assert.throws(() => openOggOpusCodec(undefined, 'libogg-missing.so.0'));
+    assert.throws(() => openFlacCodec('libFLAC-missing.so.12'));
+    const paths = logLines.map((line) => JSON.parse(line) as { msg: string; format?: string }).filter((r) => r.msg.startsWith('audio encoder'));
+    assert.deepEqual(paths.map((r) => `${r.format}: ${r.msg}`).sort(), ['flac: audio encoder runs in process', 'mp3: audio encoder runs in process', 'opus: audio encoder runs in process']);
+  });
+});
+
+describe('createEncoder (streaming)', () => {
+  for (const implementation of IMPLEMENTATIONS) {
+    for (const format of ['mp3', 'opus', 'aac', 'flac'] as const) {
+      it(`${format} (${implementation}) yields audio bytes before end() is called`, async (t) => {
+        const started = performance.now();
+        const encoder = createEncoder(format, 24000, { streaming: true, implementation });
+        assert.equal(encoder.format, format);
+        assert.equal(encoder.sampleRate, 24000);
+        const out = collect(encoder);
+        await encoder.write(tone(24000, 0.5).samples); // one TTS chunk
+
+        await waitFor(() => out.chunks.length > 0, 5000, `first ${format} bytes`);
+        const early = Buffer.concat(out.chunks.map((c) => c.bytes));
+        t.diagnostic(`${format} (${implementation}): create → first byte ${(out.chunks[0]!.at - started).toFixed(1)} ms`);
+        if (format === 'mp3') {
+          assert.equal(early[0], 0xff, 'starts with an MPEG audio frame (no ID3 tag)');
+          assert.equal(early[1]! & 0xe0, 0xe0, 'frame sync');
+        }
+        await encoder.write(tone(24000, 0.5).samples);
+        await encoder.end();
+        const bytes = await out.done;
+        assert.ok(bytes.length > early.length);
+        const probe = await probeAudio(bytes);
+        assert.ok(probe.durationSec >= 1.0 - 0.05 && probe.durationSec <= 1.0 + 0.15, `duration ${probe.durationSec}`);
+        await decodeStrictly(bytes);
+      });
+    }
+
+    it(`holds the encoder back while the consumer is behind, then delivers every sample (flac, lossless, ${implementation})`, async () => {
+      const encoder = createEncoder('flac', 48000, { implementation });
+      let seed = 1;
+      const noise = new Float32Array(48000 * 30).map(() => {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        return (seed / 2 ** 32 - 0.5) * 0.8; // white noise: flac cannot compress it much
+      });
+      let accepted = 0;
+      const feeding = (async () => {
+        for (let at = 0; at < noise.length; at += 48000) {
+          await encoder.write(noise.subarray(at, at + 48000));
+          accepted++;
+        }
+        await encoder.end();
+      })();
+      await sleep(500);
+      assert.ok(accepted < 30, `writer stalled (accepted ${accepted} of 30 one-second chunks)`);
+      const out = collect(encoder);
+      await feeding;
+      const decoded = await decodeWithFfmpeg(await out.done);
+      assert.deepEqual(decoded.samples, decodePcm16le(encodePcm16le(noise)));
+    });
+
+    it(`an encoder failure rejects with AUDIO_ENCODING_FAILED, the reason only in the cause (${implementation})`, async () => {
+      const encoder = createEncoder('opus', 24000, { bitrateKbps: 100_000, implementation }); // libopus takes at most 256 kbit/s per channel
+      const out = collect(encoder);
+      // Input may or may not be accepted before the encoder gives up; once it has, every call rejects.
+      const writing = encoder.write(tone(24000, 0.5).samples).then(() => encoder.end()).catch(() => undefined);
+      await assert.rejects(out.done, (error: unknown) => {
+        assert.ok(isTtsError(error, 'AUDIO_ENCODING_FAILED'));
+        assert.ok(error instanceof TtsError);
+        assert.equal(error.message, 'The audio encoder failed.');
+        assert.match(String((error.cause as Error).message), /bit rate/i);
+        return true;
+      });
+      await writing;
+      await assert.rejects(encoder.write(new Float32Array(1)), (e) => isTtsError(e, 'AUDIO_ENCODING_FAILED'));
+      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit');
+    });
+  }
+
+  it('abort() of an in-process encoder: no ffmpeg at all; a pending read, the iterator, writes and end reject with TTS_CANCELLED', async () => {
+    for (const format of ['mp3', 'opus', 'flac'] as const) {
+      const encoder = createEncoder(format, 24000);
+      const iterator = encoder[Symbol.asyncIterator]();
+      const pending = iterator.next(); // nothing encoded yet
+      await encoder.write(tone(24000, 0.01).samples); // less than a frame: nothing comes out
+      assert.equal(busyFfmpeg().length, 0, 'no ffmpeg process');
+
+      encoder.abort();
+
+      await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(iterator.next(), (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
+
+      const queued = createEncoder(format, 24000);
+      await queued.write(tone(24000, 0.5).samples); // bytes are waiting for the consumer
+      queued.abort();
+      await assert.rejects(queued[Symbol.asyncIterator]().next(), (e) => isTtsError(e, 'TTS_CANCELLED'), 'queued bytes are dropped');
+    }
+  });
+
+  it('abort() in the middle of a long write stops it between two pieces', async () => {
+    const encoder = createEncoder('mp3', 48000);
+    const out = collect(encoder);
+    const writing = encoder.write(voiceLike(48000, 30).samples);
+    await waitFor(() => out.chunks.length > 0, 5000, 'the first piece');
+    encoder.abort();
+    await Promise.all([assert.rejects(writing, (e) => isTtsError(e, 'TTS_CANCELLED')), assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'))]);
+    assert.ok(out.chunks.length < 300, `${out.chunks.length} pieces encoded of 300`);
+  });
+
+  it('abort() kills ffmpeg at once, leaves no zombie, and rejects the iterator and writes with TTS_CANCELLED', async () => {
+    const encoder = createEncoder('mp3', 24000, { implementation: 'ffmpeg' });
+    const iterator = encoder[Symbol.asyncIterator]();
+    await encoder.write(tone(24000, 0.2).samples);
+    assert.equal(busyFfmpeg().length, 1, 'ffmpeg runs');
+    const pending = iterator.next();
+
+    encoder.abort();
+
+    await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
+    await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
+    await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
+    await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit and be reaped');
+  });
+
+  for (const implementation of IMPLEMENTATIONS) {
+    it(`an AbortSignal aborts the encoder, and leaving the loop early stops it (${implementation})`, async () => {
+      const controller = new AbortController();
+      const encoder = createEncoder('opus', 48000, { signal: controller.signal, implementation });
+      const out = collect(encoder);
+      await encoder.write(tone(48000, 0.2).samples);
+      controller.abort();
+      await assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit');
+
+      for (const format of implementation === 'native' ? (['mp3', 'flac', 'aac'] as const) : (['aac'] as const)) {
+        const early = createEncoder(format, 24000, { streaming: true, implementation });
+        const feeding = (async () => {
+          for (let i = 0; i < 300; i++) await early.write(tone(24000, 0.1).samples); // 30 s: more than ffmpeg takes before its first bytes
+          await early.end();
+        })();
+        for await (const chunk of early) {
+          assert.ok(chunk.length > 0);
+          break;
+        }
+        await assert.rejects(feeding, (e) => isTtsError(e, 'TTS_CANCELLED'));
+      }
+      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit after break');
+      assert.ok(AbortSignal.abort().aborted);
+      const aborted = createEncoder('flac', 24000, { signal: AbortSignal.abort(), implementation });
+      await assert.rejects(aborted.write(new Float32Array(1)), (e) => isTtsError(e, 'TTS_CANCELLED'));
+    });
+  }
+
+  it('aac takes an ffmpeg process started ahead, and the next one is started at once', async () => {
+    stopWarmFfmpeg();
+    const first = createEncoder('aac', 16000, { bitrateKbps: 48 }); // no spare yet: started now
+    await waitFor(() => warmFfmpegPids().length === 1, 5000, 'a spare for the next request');
+    const [spare] = warmFfmpegPids();
+    first.abort();
+    await waitFor(() => busyFfmpeg().length === 0, 2000, 'the first ffmpeg to exit');
+
+    const second = createEncoder('aac', 16000, { bitrateKbps: 48 });
+    assert.ok(!warmFfmpegPids().includes(spare!), 'the spare was taken');
+    assert.deepEqual(busyFfmpeg().map((c) => c.pid), [spare], 'the encoder runs on the spare');
+    const out = collect(second);
+    await second.write(tone(16000, 1).samples);
+    await second.end();
+    const decoded = await decodeStrictly(await out.done, 16000);
+    assert.ok(Math.abs(decoded.length - 16000) < 0.15 * 16000, `${decoded.length} samples`);
+    await waitFor(() => warmFfmpegPids().length === 1 && warmFfmpegPids()[0] !== spare, 5000, 'the next spare');
+
+    const next = warmFfmpegPids()[0];
+    const other = createEncoder('aac', 24000, { bitrateKbps: 48 }); // another argument list: a spare of its own
+    await waitFor(() => warmFfmpegPids().length === 2, 5000, 'a spare per argument list');
+    const third = createEncoder('aac', 8000, { bitrateKbps: 24 }); // a third list: the least recently used spare goes
+    await waitFor(() => warmFfmpegPids().length === 2 && !warmFfmpegPids().includes(next!), 5000, 'the oldest spare to be dropped');
+    other.abort();
+    third.abort();
+    stopWarmFfmpeg();
+    assert.deepEqual(warmFfmpegPids(), []);
+    await waitFor(() => ffmpegChildren().length === 0, 2000, 'every ffmpeg to exit');
+  });
 
   it('streaming wav: header with 0xFFFFFFFF sizes at once, then raw samples as written', async () => {
     const encoder = createEncoder('wav', 16000, { streaming: true });
@@ -180,97 +576,23 @@ describe('createEncoder (streaming)', () => {
     assert.equal((await out.done).length, 1_200_000);
   });
 
-  it('holds ffmpeg back while the consumer is behind, then delivers every sample (flac, lossless)', async () => {
-    const encoder = createEncoder('flac', 48000);
-    let seed = 1;
-    const noise = new Float32Array(48000 * 30).map(() => {
-      seed = (seed * 1103515245 + 12345) >>> 0;
-      return (seed / 2 ** 32 - 0.5) * 0.8; // white noise: flac cannot compress it much
-    });
-    let accepted = 0;
-    const feeding = (async () => {
-      for (let at = 0; at < noise.length; at += 48000) {
-        await encoder.write(noise.subarray(at, at + 48000));
-        accepted++;
-      }
-      await encoder.end();
-    })();
-    await sleep(500);
-    assert.ok(accepted < 30, `writer stalled (accepted ${accepted} of 30 one-second chunks)`);
-    const out = collect(encoder);
-    await feeding;
-    const decoded = await decodeWithFfmpeg(await out.done);
-    assert.deepEqual(decoded.samples, decodePcm16le(encodePcm16le(noise)));
-  });
-
-  it('abort() kills ffmpeg at once, leaves no zombie, and rejects the iterator and writes with TTS_CANCELLED', async () => {
-    const encoder = createEncoder('mp3', 24000);
-    const iterator = encoder[Symbol.asyncIterator]();
-    await encoder.write(tone(24000, 0.2).samples);
-    assert.equal(ffmpegChildren().length, 1, 'ffmpeg runs');
-    const pending = iterator.next();
-
-    encoder.abort();
-
-    await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit and be reaped');
-  });
-
-  it('an AbortSignal aborts the encoder, and leaving the loop early stops ffmpeg', async () => {
-    const controller = new AbortController();
-    const encoder = createEncoder('opus', 48000, { signal: controller.signal });
-    const out = collect(encoder);
-    await encoder.write(tone(48000, 0.2).samples);
-    controller.abort();
-    await assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
-
-    const early = createEncoder('aac', 24000, { streaming: true });
-    const feeding = (async () => {
-      for (let i = 0; i < 50; i++) await early.write(tone(24000, 0.1).samples);
-      await early.end();
-    })();
-    for await (const chunk of early) {
-      assert.ok(chunk.length > 0);
-      break;
-    }
-    await assert.rejects(feeding, (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit after break');
-  });
-
-  it('an ffmpeg failure rejects with AUDIO_ENCODING_FAILED, stderr only in the cause', async () => {
-    const encoder = createEncoder('opus', 24000, { bitrateKbps: 100_000 }); // libopus takes at most 256 kbit/s
-    const out = collect(encoder);
-    // Input may or may not be accepted before ffmpeg gives up; once it has, every call rejects.
-    const writing = encoder.write(tone(24000, 0.5).samples).then(() => encoder.end()).catch(() => undefined);
-    await assert.rejects(out.done, (error: unknown) => {
-      assert.ok(isTtsError(error, 'AUDIO_ENCODING_FAILED'));
-      assert.ok(error instanceof TtsError);
-      assert.equal(error.message, 'The audio encoder failed.');
-      assert.match(String((error.cause as Error).message), /bit rate/i);
-      return true;
-    });
-    await writing;
-    await assert.rejects(encoder.write(new Float32Array(1)), (e) => isTtsError(e, 'AUDIO_ENCODING_FAILED'));
-    await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
-  });
-
   it('rejects unknown formats, rates the codec does not take, and bad bit rates', () => {
     assert.throws(() => createEncoder('ogg' as AudioFormat, 24000), (e) => isTtsError(e, 'TTS_FORMAT_UNSUPPORTED'));
     assert.throws(() => createEncoder('opus', 22050), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('mp3', 20000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('pcm', 96000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('mp3', 24000, { bitrateKbps: 0 }), RangeError);
-    assert.equal(ffmpegChildren().length, 0, 'nothing spawned');
+    assert.equal(busyFfmpeg().length, 0, 'nothing spawned');
   });
 
   it('write after end() is a programming error', async () => {
-    const encoder = createEncoder('pcm', 24000);
-    const out = collect(encoder);
-    await encoder.end();
-    await assert.rejects(encoder.write(new Float32Array(1)), /after end\(\)|finished/);
-    assert.equal((await out.done).length, 0);
+    for (const format of ['pcm', 'mp3'] as const) {
+      const encoder = createEncoder(format, 24000);
+      const out = collect(encoder);
+      await encoder.end();
+      await assert.rejects(encoder.write(new Float32Array(1)), /after end\(\)|finished/);
+      const bytes = await out.done;
+      if (format === 'pcm') assert.equal(bytes.length, 0);
+    }
   });
 });
