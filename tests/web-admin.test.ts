@@ -244,7 +244,11 @@ describe('administration pages', () => {
     const name = `web-admin-${randomBytes(3).toString('hex')}`;
     await page.getByLabel('Name').fill(name);
     await page.getByLabel('Tier', { exact: true }).selectOption('pro');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    const createButton = page.getByRole('button', { name: 'Create key' });
+    await page.getByLabel('Requests per minute').fill('100001');
+    assert.equal(await createButton.isDisabled(), true, 'a rate above 100000 cannot be sent');
+    await page.getByLabel('Requests per minute').fill('1000');
+    await createButton.click();
     const secretField = page.getByLabel('API key', { exact: true });
     await secretField.waitFor({ timeout: 30_000 });
     assert.equal(await secretField.getAttribute('readonly'), '');
@@ -255,29 +259,41 @@ describe('administration pages', () => {
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
 
-    // The secret works against the API.
-    assert.equal((await fetch(`${p.url}/api/usage/summary`, { headers: { 'x-api-key': secret } })).status, 200);
-    const listed = async (): Promise<{ key_id: string; name: string; tier: string; disabled: boolean; daily_char_quota?: number | null }> => {
-      const keys = ((await (await call('GET', '/api/auth/keys', admin())).json()) as { keys: { key_id: string; name: string; tier: string; disabled: boolean; daily_char_quota?: number | null }[] }).keys;
+    // The secret works against the API, with its own rate limit.
+    const used = await fetch(`${p.url}/api/usage/summary`, { headers: { 'x-api-key': secret } });
+    assert.equal(used.status, 200);
+    assert.equal(used.headers.get('ratelimit-limit'), '1000');
+    type Listed = { key_id: string; name: string; tier: string; disabled: boolean; daily_char_quota?: number | null; rate_limit_per_minute?: number | null };
+    const listed = async (): Promise<Listed> => {
+      const keys = ((await (await call('GET', '/api/auth/keys', admin())).json()) as { keys: Listed[] }).keys;
       const found = keys.find((k) => k.name === name);
       assert.ok(found, `key ${name} listed`);
       return found;
     };
-    assert.equal((await listed()).tier, 'pro');
+    assert.deepEqual([(await listed()).tier, (await listed()).rate_limit_per_minute], ['pro', 1000]);
 
     await page.getByRole('button', { name: 'I have copied it' }).click();
     assert.equal(await secretField.count(), 0, 'gone once dismissed');
     assert.ok(!((await page.content()).includes(secret)), 'the secret is nowhere in the page');
 
-    // Edit its tier and daily quota.
+    // Edit its tier, daily quota and rate.
     const row = page.locator(`li[data-key-id="${(await listed()).key_id}"]`);
+    const shownRate = row.locator('dt:text-is("Requests per minute") + dd');
+    assert.match(await shownRate.innerText(), /^1[,.\u202f\u00a0]?000$/);
     await row.getByRole('button', { name: `Edit key ${name}` }).click();
     await row.getByLabel('Tier').selectOption('free');
     await row.getByLabel('Daily characters').fill('12345');
+    const rate = row.getByLabel('Requests per minute');
+    assert.equal(await rate.inputValue(), '1000', 'the editor starts from the key');
+    await rate.fill('0');
+    assert.equal(await rate.getAttribute('aria-invalid'), 'true');
+    assert.equal(await row.getByRole('button', { name: 'Save' }).isDisabled(), true, 'a rate of 0 cannot be sent');
+    await rate.fill('5');
     await row.getByRole('button', { name: 'Save' }).click();
     assert.match(await announced(page, /saved/), new RegExp(`Key “${name}” saved: tier free\\.`));
     const edited = await listed();
-    assert.deepEqual([edited.tier, edited.daily_char_quota], ['free', 12345]);
+    assert.deepEqual([edited.tier, edited.daily_char_quota, edited.rate_limit_per_minute], ['free', 12345, 5]);
+    await row.locator('dt:text-is("Requests per minute") + dd:text-is("5")').waitFor();
 
     // After a reload the key is listed, its secret is not.
     await page.reload();

@@ -14,6 +14,7 @@ const newKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
   tier: 'free',
   dailyCharQuota: null,
   monthlyCharQuota: null,
+  rateLimitPerMinute: null,
   ...overrides,
 });
 
@@ -63,6 +64,17 @@ for (const backend of databaseBackends()) {
       assert.equal((await repo.update(created.keyId, { disabled: false }))?.disabled, false);
     });
 
+    it('stores, changes and clears the per-key rate limit; other updates leave it', async (t) => {
+      const repo = new ApiKeyRepository(await backend.open(t));
+      const created = await repo.insert(newKey({ rateLimitPerMinute: 1000 }));
+      assert.equal(created.rateLimitPerMinute, 1000);
+      assert.equal((await repo.find(created.keyId))?.rateLimitPerMinute, 1000);
+      assert.equal((await repo.update(created.keyId, { name: 'renamed' }))?.rateLimitPerMinute, 1000);
+      assert.equal((await repo.update(created.keyId, { rateLimitPerMinute: 5 }))?.rateLimitPerMinute, 5);
+      assert.equal((await repo.update(created.keyId, { rateLimitPerMinute: null }))?.rateLimitPerMinute, null);
+      assert.equal((await repo.insert(newKey({ keyId: 'k000000000000003' }))).rateLimitPerMinute, null);
+    });
+
     it('returns null for an unknown key and refuses a duplicate id', async (t) => {
       const repo = new ApiKeyRepository(await backend.open(t));
       assert.equal(await repo.find('nope'), null);
@@ -72,10 +84,12 @@ for (const backend of databaseBackends()) {
       await assert.rejects(repo.insert(newKey()), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23505');
     });
 
-    it('refuses a hash that is not SHA-256 hex and a negative quota', async (t) => {
+    it('refuses a hash that is not SHA-256 hex, a negative quota and a rate outside 1..100000', async (t) => {
       const repo = new ApiKeyRepository(await backend.open(t));
       await assert.rejects(repo.insert(newKey({ secretHash: 'plaintext-secret' })), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23514');
       await assert.rejects(repo.insert(newKey({ dailyCharQuota: -1 })), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23514');
+      await assert.rejects(repo.insert(newKey({ rateLimitPerMinute: 0 })), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23514');
+      await assert.rejects(repo.insert(newKey({ rateLimitPerMinute: 100_001 })), (e: unknown) => e instanceof DatabaseError && e.sqlState === '23514');
     });
   });
 }

@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   readonly dailyCharQuota: number | null;
   /** Per-key override of the tier's monthly character quota; null uses the tier's. */
   readonly monthlyCharQuota: number | null;
+  /** Per-key rate limit in calls per minute, overriding the tier's default; null uses the tier's. */
+  readonly rateLimitPerMinute: number | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -38,11 +40,12 @@ export interface NewApiKey {
   readonly tier: string;
   readonly dailyCharQuota: number | null;
   readonly monthlyCharQuota: number | null;
+  readonly rateLimitPerMinute: number | null;
 }
 
 /**
- * A partial update. An absent field is left unchanged; for the quota overrides, `null` removes the
- * override.
+ * A partial update. An absent field is left unchanged; for the quota and rate overrides, `null`
+ * removes the override.
  */
 export interface ApiKeyUpdate {
   readonly name?: string;
@@ -50,6 +53,7 @@ export interface ApiKeyUpdate {
   readonly disabled?: boolean;
   readonly dailyCharQuota?: number | null;
   readonly monthlyCharQuota?: number | null;
+  readonly rateLimitPerMinute?: number | null;
 }
 
 interface ApiKeyRow {
@@ -60,11 +64,12 @@ interface ApiKeyRow {
   disabled: boolean;
   daily_char_quota: number | null;
   monthly_char_quota: number | null;
+  rate_limit_per_minute: number | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'key_id, prefix, name, tier, disabled, daily_char_quota, monthly_char_quota, created_at, updated_at';
+const COLUMNS = 'key_id, prefix, name, tier, disabled, daily_char_quota, monthly_char_quota, rate_limit_per_minute, created_at, updated_at';
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -75,6 +80,7 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     disabled: row.disabled,
     dailyCharQuota: row.daily_char_quota,
     monthlyCharQuota: row.monthly_char_quota,
+    rateLimitPerMinute: row.rate_limit_per_minute,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -87,10 +93,10 @@ export class ApiKeyRepository {
   /** Inserts a key; rejects (DatabaseError 23505) when the key id exists. */
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
     const rows = await this.db.query<ApiKeyRow>(
-      `INSERT INTO api_keys (key_id, prefix, secret_hash, name, tier, daily_char_quota, monthly_char_quota)
-       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint)
+      `INSERT INTO api_keys (key_id, prefix, secret_hash, name, tier, daily_char_quota, monthly_char_quota, rate_limit_per_minute)
+       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint, $8::integer)
        RETURNING ${COLUMNS}`,
-      [key.keyId, key.prefix, key.secretHash, key.name, key.tier, key.dailyCharQuota, key.monthlyCharQuota],
+      [key.keyId, key.prefix, key.secretHash, key.name, key.tier, key.dailyCharQuota, key.monthlyCharQuota, key.rateLimitPerMinute],
     );
     return toRecord(rows[0]!);
   }
@@ -126,6 +132,7 @@ export class ApiKeyRepository {
          disabled = COALESCE($4::boolean, disabled),
          daily_char_quota = CASE WHEN $5::boolean THEN $6::bigint ELSE daily_char_quota END,
          monthly_char_quota = CASE WHEN $7::boolean THEN $8::bigint ELSE monthly_char_quota END,
+         rate_limit_per_minute = CASE WHEN $9::boolean THEN $10::integer ELSE rate_limit_per_minute END,
          updated_at = now()
        WHERE key_id = $1::text
        RETURNING ${COLUMNS}`,
@@ -138,6 +145,8 @@ export class ApiKeyRepository {
         update.dailyCharQuota ?? null,
         update.monthlyCharQuota !== undefined,
         update.monthlyCharQuota ?? null,
+        update.rateLimitPerMinute !== undefined,
+        update.rateLimitPerMinute ?? null,
       ],
     );
     return rows[0] === undefined ? null : toRecord(rows[0]);

@@ -24,12 +24,14 @@ describe('api key format', () => {
   });
 
   it('parses create and update bodies, refusing wrong types with VALIDATION_FAILED', () => {
-    assert.deepEqual(parseApiKeyCreateRequest({ name: 'ci', tier: 'pro', daily_char_quota: 10 }), { name: 'ci', tier: 'pro', dailyCharQuota: 10, monthlyCharQuota: undefined });
+    assert.deepEqual(parseApiKeyCreateRequest({ name: 'ci', tier: 'pro', daily_char_quota: 10 }), { name: 'ci', tier: 'pro', dailyCharQuota: 10, monthlyCharQuota: undefined, rateLimitPerMinute: undefined });
+    assert.equal(parseApiKeyCreateRequest({ name: 'ci', rate_limit_per_minute: 1000 }).rateLimitPerMinute, 1000);
+    assert.throws(() => parseApiKeyCreateRequest({ name: 'ci', rate_limit_per_minute: '1000' }), code('VALIDATION_FAILED'));
     assert.throws(() => parseApiKeyCreateRequest({}), code('VALIDATION_FAILED'));
     assert.throws(() => parseApiKeyCreateRequest([]), code('VALIDATION_FAILED'));
     assert.throws(() => parseApiKeyCreateRequest({ name: 3 }), code('VALIDATION_FAILED'));
-    assert.deepEqual(parseApiKeyUpdateRequest({ disabled: true, monthly_char_quota: null }), {
-      name: undefined, tier: undefined, disabled: true, dailyCharQuota: undefined, monthlyCharQuota: null,
+    assert.deepEqual(parseApiKeyUpdateRequest({ disabled: true, monthly_char_quota: null, rate_limit_per_minute: null }), {
+      name: undefined, tier: undefined, disabled: true, dailyCharQuota: undefined, monthlyCharQuota: null, rateLimitPerMinute: null,
     });
     assert.throws(() => parseApiKeyUpdateRequest({ disabled: 'yes' }), code('VALIDATION_FAILED'));
     assert.throws(() => parseApiKeyUpdateRequest({ daily_char_quota: '5' }), code('VALIDATION_FAILED'));
@@ -122,6 +124,28 @@ for (const backend of databaseBackends()) {
       await assert.rejects(keys.create({ name: 'bell\u0007' }), code('VALIDATION_FAILED'));
       await assert.rejects(keys.update(record.keyId, { dailyCharQuota: -5 }), code('VALIDATION_FAILED'));
       await assert.rejects(keys.update(record.keyId, { monthlyCharQuota: 1.5 }), code('VALIDATION_FAILED'));
+    });
+
+    it("sets, changes and clears a key's own rate; authenticating gives the effective rate", async (t) => {
+      const keys = new ApiKeyService({ repository: new ApiKeyRepository(await backend.open(t)) });
+      const plain = await keys.create({ name: 'plain' });
+      assert.equal(plain.record.rateLimitPerMinute, null);
+      assert.equal(apiKeyView(plain.record)['rate_limit_per_minute'], null);
+      assert.equal((await keys.authenticate(plain.apiKey)).ratePerMinute, 360, "the tier's default");
+      const fast = await keys.create({ name: 'fast', tier: 'pro', rateLimitPerMinute: 1000 });
+      assert.equal(apiKeyView(fast.record)['rate_limit_per_minute'], 1000);
+      assert.equal((await keys.authenticate(fast.apiKey)).ratePerMinute, 1000);
+      assert.equal((await keys.update(fast.record.keyId, { rateLimitPerMinute: 5 })).rateLimitPerMinute, 5);
+      assert.equal((await keys.authenticate(fast.apiKey)).ratePerMinute, 5, 'at once on this replica');
+      assert.equal((await keys.update(fast.record.keyId, { tier: 'enterprise' })).rateLimitPerMinute, 5, 'other changes keep it');
+      assert.equal((await keys.update(fast.record.keyId, { rateLimitPerMinute: null })).rateLimitPerMinute, null);
+      assert.equal((await keys.authenticate(fast.apiKey)).ratePerMinute, 360);
+      for (const bad of [0, -1, 2.5, 100_001]) {
+        const err = await keys.update(fast.record.keyId, { rateLimitPerMinute: bad }).then(() => assert.fail(`accepted ${bad}`), (e: unknown) => e);
+        assert.ok(code('VALIDATION_FAILED')(err) && (err as TtsError).loc.join('.') === 'body.rate_limit_per_minute', String(bad));
+        await assert.rejects(keys.create({ name: 'bad', rateLimitPerMinute: bad }), code('VALIDATION_FAILED'));
+      }
+      assert.equal((await keys.create({ name: 'max', rateLimitPerMinute: 100_000 })).record.rateLimitPerMinute, 100_000);
     });
 
     it('shares one generated challenge secret between replicas through the database', async (t) => {

@@ -9,6 +9,7 @@
 import type { ApiKeyRecord, ApiKeyRepository } from '../data/index.js';
 import { TtsError } from '@tts/common';
 import { randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
+import { effectiveRatePerMinute, isValidRatePerMinute, MAX_RATE_PER_MINUTE, MIN_RATE_PER_MINUTE } from './rate-limits.js';
 import { DEFAULT_TIER, requireTier, tierOfKey, type Tier } from './tiers.js';
 
 /** Header carrying an API key (lower-case, as Node exposes request headers). */
@@ -62,15 +63,18 @@ export interface CreateApiKeyInput {
   readonly dailyCharQuota?: number | null | undefined;
   /** Override of the tier's monthly character quota; null or absent uses the tier's. */
   readonly monthlyCharQuota?: number | null | undefined;
+  /** The key's own calls per minute (1 to 100000); null or absent uses the tier's default. */
+  readonly rateLimitPerMinute?: number | null | undefined;
 }
 
-/** A partial update; absent fields are unchanged, a null quota override is removed. */
+/** A partial update; absent fields are unchanged, a null quota or rate override is removed. */
 export interface ApiKeyPatch {
   readonly name?: string | undefined;
   readonly tier?: string | undefined;
   readonly disabled?: boolean | undefined;
   readonly dailyCharQuota?: number | null | undefined;
   readonly monthlyCharQuota?: number | null | undefined;
+  readonly rateLimitPerMinute?: number | null | undefined;
 }
 
 /** A created key: the stored record and the key string, shown this once. */
@@ -83,6 +87,8 @@ export interface CreatedApiKey {
 export interface AuthenticatedKey {
   readonly record: ApiKeyRecord;
   readonly tier: Tier;
+  /** The calls per minute the key may make: its own override, else its tier's default. */
+  readonly ratePerMinute: number;
 }
 
 /** Options of `ApiKeyService`. */
@@ -134,6 +140,13 @@ function checkQuota(value: number | null | undefined, field: string): number | n
   return value;
 }
 
+function checkRate(value: number | null | undefined): number | null | undefined {
+  if (value === undefined || value === null || isValidRatePerMinute(value)) return value;
+  throw new TtsError('VALIDATION_FAILED', `rate_limit_per_minute must be an integer from ${MIN_RATE_PER_MINUTE} to ${MAX_RATE_PER_MINUTE}, or null for the tier's default.`, {
+    loc: ['body', 'rate_limit_per_minute'],
+  });
+}
+
 /** Creates, lists, updates and verifies API keys. */
 export class ApiKeyService {
   private readonly repository: ApiKeyRepository;
@@ -156,7 +169,7 @@ export class ApiKeyService {
   }
 
   /**
-   * Creates a key. Throws VALIDATION_FAILED (name, quotas) or AUTH_TIER_UNKNOWN. The returned
+   * Creates a key. Throws VALIDATION_FAILED (name, quotas, rate) or AUTH_TIER_UNKNOWN. The returned
    * `apiKey` is the only time the secret exists outside the client.
    */
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
@@ -164,6 +177,7 @@ export class ApiKeyService {
     const tier = requireTier(input.tier ?? DEFAULT_TIER).name;
     const dailyCharQuota = checkQuota(input.dailyCharQuota, 'daily_char_quota') ?? null;
     const monthlyCharQuota = checkQuota(input.monthlyCharQuota, 'monthly_char_quota') ?? null;
+    const rateLimitPerMinute = checkRate(input.rateLimitPerMinute) ?? null;
     const generated = generateApiKey();
     const record = await this.repository.insert({
       keyId: generated.keyId,
@@ -173,6 +187,7 @@ export class ApiKeyService {
       tier,
       dailyCharQuota,
       monthlyCharQuota,
+      rateLimitPerMinute,
     });
     return { record, apiKey: generated.apiKey };
   }
@@ -190,14 +205,16 @@ export class ApiKeyService {
   }
 
   /**
-   * Updates name, tier, disabled flag or quota overrides. Throws AUTH_KEY_NOT_FOUND (404),
-   * VALIDATION_FAILED or AUTH_TIER_UNKNOWN (422). Takes effect at once on this replica.
+   * Updates name, tier, disabled flag, quota or rate overrides. Throws AUTH_KEY_NOT_FOUND (404),
+   * VALIDATION_FAILED or AUTH_TIER_UNKNOWN (422). Takes effect at once on this replica, on the
+   * others once their cached copy of the key expires (`cacheTtlMs`, then one background read).
    */
   async update(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord> {
     const name = patch.name === undefined ? undefined : checkName(patch.name);
     const tier = patch.tier === undefined ? undefined : requireTier(patch.tier).name;
     const dailyCharQuota = checkQuota(patch.dailyCharQuota, 'daily_char_quota');
     const monthlyCharQuota = checkQuota(patch.monthlyCharQuota, 'monthly_char_quota');
+    const rateLimitPerMinute = checkRate(patch.rateLimitPerMinute);
     const record = isKeyId(keyId)
       ? await this.repository.update(keyId, {
           ...(name === undefined ? {} : { name }),
@@ -205,6 +222,7 @@ export class ApiKeyService {
           ...(patch.disabled === undefined ? {} : { disabled: patch.disabled }),
           ...(dailyCharQuota === undefined ? {} : { dailyCharQuota }),
           ...(monthlyCharQuota === undefined ? {} : { monthlyCharQuota }),
+          ...(rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute }),
         })
       : null;
     this.updates++;
@@ -227,7 +245,8 @@ export class ApiKeyService {
     const matches = sameDigest(sha256(header), stored?.digest ?? DUMMY_DIGEST);
     if (stored === undefined || !matches) throw new TtsError('AUTH_KEY_INVALID');
     if (stored.record.disabled) throw new TtsError('AUTH_KEY_DISABLED');
-    return { record: stored.record, tier: tierOfKey(stored.record.tier) };
+    const tier = tierOfKey(stored.record.tier);
+    return { record: stored.record, tier, ratePerMinute: effectiveRatePerMinute(stored.record.rateLimitPerMinute, tier) };
   }
 
   private async credential(keyId: string): Promise<CachedCredential | undefined> {

@@ -76,7 +76,7 @@ for (const [i, dbBackend] of dbs.entries()) {
           const key = keys[n % keysUsed]!;
           const started = process.hrtime.bigint();
           const principal = await auth.authenticate({ apiKey: key.apiKey, cookie: undefined, clientBinding: 'ua' });
-          const decision = await limits.consume(principal.rateProfile, principal.subject, principal.method === 'api_key' ? principal.key.tier : undefined);
+          const decision = await limits.consume(principal.rateProfile, principal.subject, principal.method === 'api_key' ? principal.key.ratePerMinute : undefined);
           samples.push(Number(process.hrtime.bigint() - started) / 1e6);
           assert.equal(principal.subject, key.record.keyId);
           assert.equal(decision.allowed, true);

@@ -3,10 +3,27 @@
  * studio 8/min (what costs: synthesis, jobs, slips; per user), studio_edit 120/min (reading and
  * editing one's own presets and shares, administration; per session), counted in the shared Kv (Redis across replicas) with a sliding window. The same
  * decision feeds the RateLimit-* headers, Retry-After and the web job response's `rate_limit`.
+ *
+ * An API key's own rate replaces the api_key profile's 360/min: the key's override, else its
+ * tier's default, else the profile's (see `effectiveRatePerMinute`), from 1 to 100000 a minute.
  */
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '@tts/common/kv';
 import { TtsError } from '@tts/common';
 import type { Tier } from './tiers.js';
+
+/** The lowest rate a key or tier may be given, in calls per minute. */
+export const MIN_RATE_PER_MINUTE = 1;
+
+/**
+ * The highest rate a key or tier may be given, in calls per minute: the most calls the sliding
+ * window limiter counts per window (every allowed call is kept in the window until it leaves it).
+ */
+export const MAX_RATE_PER_MINUTE = 100_000;
+
+/** True when `value` is a whole number of calls per minute within the bounds. */
+export function isValidRatePerMinute(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= MIN_RATE_PER_MINUTE && value <= MAX_RATE_PER_MINUTE;
+}
 
 /** The rate profiles. */
 export type RateProfile = 'public' | 'challenge' | 'api_key' | 'studio' | 'studio_edit';
@@ -45,6 +62,15 @@ export class RateLimitedError extends TtsError {
   }
 }
 
+/**
+ * The calls per minute one API key may make: its own override, else its tier's default, else the
+ * api_key profile's (360).
+ */
+export function effectiveRatePerMinute(override: number | null, tier: Pick<Tier, 'ratePerMinute'> | undefined, profiles: Readonly<Record<RateProfile, RateLimitRule>> = RATE_PROFILES): number {
+  const base = profiles.api_key;
+  return override ?? tier?.ratePerMinute ?? Math.round((base.limit * 60) / base.windowSec);
+}
+
 /** Counts calls against the rate profiles. */
 export class RateLimitService {
   constructor(
@@ -52,25 +78,31 @@ export class RateLimitService {
     private readonly profiles: Readonly<Record<RateProfile, RateLimitRule>> = RATE_PROFILES,
   ) {}
 
-  /** The rule applied to `profile`; for api_key, a tier with a lower rate tightens it. */
-  ruleFor(profile: RateProfile, tier?: Tier): RateLimitRule {
+  /**
+   * The rule applied to `profile`. For api_key, `ratePerMinute` (the key's own rate, see
+   * `effectiveRatePerMinute`) replaces the profile's limit over the profile's window; out of bounds
+   * or absent, the profile's limit applies. Other profiles ignore it.
+   */
+  ruleFor(profile: RateProfile, ratePerMinute?: number): RateLimitRule {
     const base = this.profiles[profile];
-    if (profile !== 'api_key' || tier === undefined) return base;
-    const tierLimit = Math.floor((tier.ratePerMinute * base.windowSec) / 60);
-    return tierLimit >= 1 && tierLimit < base.limit ? { limit: tierLimit, windowSec: base.windowSec } : base;
+    if (profile !== 'api_key' || ratePerMinute === undefined || !isValidRatePerMinute(ratePerMinute)) return base;
+    const limit = Math.min(MAX_RATE_PER_MINUTE, Math.max(1, Math.floor((ratePerMinute * base.windowSec) / 60)));
+    return limit === base.limit ? base : { limit, windowSec: base.windowSec };
   }
 
   /**
    * Counts one call by `subject` (the key id, the challenge pass id, the client address, the studio
-   * user) under `profile` and returns the decision without throwing.
+   * user) under `profile` and returns the decision without throwing. A change of the key's rate
+   * applies from its next call: the window keeps the calls already counted and compares them with
+   * the new limit.
    */
-  consume(profile: RateProfile, subject: string, tier?: Tier): Promise<RateLimitDecision> {
-    return this.limiter.consume(`${profile}:${subject}`, this.ruleFor(profile, tier));
+  consume(profile: RateProfile, subject: string, ratePerMinute?: number): Promise<RateLimitDecision> {
+    return this.limiter.consume(`${profile}:${subject}`, this.ruleFor(profile, ratePerMinute));
   }
 
   /** `consume`, throwing RateLimitedError when the call is refused. */
-  async enforce(profile: RateProfile, subject: string, tier?: Tier): Promise<RateLimitDecision> {
-    const decision = await this.consume(profile, subject, tier);
+  async enforce(profile: RateProfile, subject: string, ratePerMinute?: number): Promise<RateLimitDecision> {
+    const decision = await this.consume(profile, subject, ratePerMinute);
     if (!decision.allowed) throw new RateLimitedError(decision);
     return decision;
   }

@@ -2,16 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '@tts/common';
 import { checkTextLength, DEFAULT_TIER, findTier, requireTier, tierOfKey, TIERS } from './tiers.js';
+import { isValidRatePerMinute } from './rate-limits.js';
 import { tiersView } from './views.js';
 
 describe('tiers', () => {
-  it('lists free, pro and enterprise with growing volume, within the api_key rate profile', () => {
+  it('lists free, pro and enterprise with growing volume and a default rate within 1..100000 a minute', () => {
     assert.deepEqual(TIERS.map((t) => t.name), ['free', 'pro', 'enterprise']);
     for (let i = 1; i < TIERS.length; i++) {
       const [a, b] = [TIERS[i - 1]!, TIERS[i]!];
       assert.ok(b.dailyCharQuota > a.dailyCharQuota && b.monthlyCharQuota > a.monthlyCharQuota && b.maxTextLength > a.maxTextLength && b.concurrentJobs > a.concurrentJobs);
     }
-    assert.ok(TIERS.every((t) => t.ratePerMinute <= 360 && t.monthlyCharQuota >= t.dailyCharQuota));
+    assert.ok(TIERS.every((t) => isValidRatePerMinute(t.ratePerMinute) && t.monthlyCharQuota >= t.dailyCharQuota));
+    assert.ok(TIERS.every((t) => t.ratePerMinute === 360), "every tier keeps the api_key profile's documented 360/min");
     const view = tiersView();
     assert.equal(view['default_tier'], DEFAULT_TIER);
     assert.deepEqual(Object.keys((view['tiers'] as Record<string, unknown>[])[0]!), [

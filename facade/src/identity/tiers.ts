@@ -1,6 +1,6 @@
 /**
  * The API key tiers: rate, character quotas, text length, concurrency and price. Every key belongs
- * to one; per-key overrides can replace the character quotas.
+ * to one; per-key overrides can replace the character quotas and the rate.
  */
 import { TtsError } from '@tts/common';
 
@@ -9,8 +9,8 @@ export interface Tier {
   /** Stable name stored on keys. */
   readonly name: string;
   /**
-   * Calls per minute for keys of this tier. The api_key rate profile (360/min) is the ceiling;
-   * a lower value here tightens it.
+   * Default calls per minute for keys of this tier (a key's own `rateLimitPerMinute` overrides it),
+   * from 1 to 100000: it replaces the api_key rate profile's 360/min, above or below it.
    */
   readonly ratePerMinute: number;
   /** Successful characters per UTC day. */
@@ -26,8 +26,8 @@ export interface Tier {
 }
 
 /**
- * The tiers, cheapest first. Rates follow the documented api_key profile (360/min) for every tier:
- * tiers differ by volume (quotas, text length, concurrent jobs) and price, in line with common
+ * The tiers, cheapest first. Rates follow the documented api_key profile (360/min) for every tier
+ * (a key of any tier can be given its own rate): tiers differ by volume (quotas, text length, concurrent jobs) and price, in line with common
  * cloud TTS offers (free trial volume; about $15 per million characters at list price, less at
  * volume).
  */

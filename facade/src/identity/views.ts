@@ -35,6 +35,7 @@ export function apiKeyView(record: ApiKeyRecord): JsonObject {
     disabled: record.disabled,
     daily_char_quota: record.dailyCharQuota,
     monthly_char_quota: record.monthlyCharQuota,
+    rate_limit_per_minute: record.rateLimitPerMinute,
     created_at: iso(record.createdAt),
     updated_at: iso(record.updatedAt),
   };
@@ -231,6 +232,7 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
   return v;
 }
 
+/** An optional override: absent, null (the tier's) or a number (bounds are checked by the service). */
 function optionalQuota(body: Record<string, unknown>, field: string): number | null | undefined {
   const v = body[field];
   if (v === undefined || v === null) return v;
@@ -238,15 +240,21 @@ function optionalQuota(body: Record<string, unknown>, field: string): number | n
   return v;
 }
 
-/** The body of POST /api/auth/keys (ApiKeyCreateRequest): name (required), tier, daily_char_quota, monthly_char_quota. */
+/** The body of POST /api/auth/keys (ApiKeyCreateRequest): name (required), tier, daily_char_quota, monthly_char_quota, rate_limit_per_minute. */
 export function parseApiKeyCreateRequest(body: unknown): CreateApiKeyInput {
   const b = bodyObject(body);
   const name = optionalString(b, 'name');
   if (name === undefined) throw new TtsError('VALIDATION_FAILED', 'name is required.', { loc: ['body', 'name'] });
-  return { name, tier: optionalString(b, 'tier'), dailyCharQuota: optionalQuota(b, 'daily_char_quota'), monthlyCharQuota: optionalQuota(b, 'monthly_char_quota') };
+  return {
+    name,
+    tier: optionalString(b, 'tier'),
+    dailyCharQuota: optionalQuota(b, 'daily_char_quota'),
+    monthlyCharQuota: optionalQuota(b, 'monthly_char_quota'),
+    rateLimitPerMinute: optionalQuota(b, 'rate_limit_per_minute'),
+  };
 }
 
-/** The body of PATCH /api/auth/keys/{key_id} (ApiKeyUpdateRequest): name, tier, disabled, daily_char_quota, monthly_char_quota. */
+/** The body of PATCH /api/auth/keys/{key_id} (ApiKeyUpdateRequest): name, tier, disabled, daily_char_quota, monthly_char_quota, rate_limit_per_minute. */
 export function parseApiKeyUpdateRequest(body: unknown): ApiKeyPatch {
   const b = bodyObject(body);
   const disabled = b['disabled'];
@@ -257,5 +265,6 @@ export function parseApiKeyUpdateRequest(body: unknown): ApiKeyPatch {
     disabled,
     dailyCharQuota: optionalQuota(b, 'daily_char_quota'),
     monthlyCharQuota: optionalQuota(b, 'monthly_char_quota'),
+    rateLimitPerMinute: optionalQuota(b, 'rate_limit_per_minute'),
   };
 }

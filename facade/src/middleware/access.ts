@@ -135,7 +135,7 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       const apiKey = apiKeyOf(req.get('x-api-key'), req.get('authorization'));
       const credentials = { apiKey, cookie: req.get('cookie'), clientBinding: req.get('user-agent') ?? '' };
       caller = policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
-      const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.tier : undefined);
+      const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.ratePerMinute : undefined);
       for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
       if (!decision.allowed) throw new RateLimitedError(decision);
       res.locals.rateLimit = decision;

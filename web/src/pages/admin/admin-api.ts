@@ -108,6 +108,8 @@ export interface ApiKey {
   readonly disabled: boolean;
   readonly daily_char_quota?: number | null;
   readonly monthly_char_quota?: number | null;
+  /** The key's own requests per minute; null: its tier's `rate_per_minute`. */
+  readonly rate_limit_per_minute?: number | null;
   readonly created_at: string;
   readonly updated_at: string;
 }
@@ -124,6 +126,8 @@ export interface ApiKeyFields {
   readonly disabled?: boolean;
   readonly daily_char_quota?: number | null;
   readonly monthly_char_quota?: number | null;
+  /** 1 to 100000 requests per minute; null: the tier's. */
+  readonly rate_limit_per_minute?: number | null;
 }
 
 /** What the hub said about a token (HubValidationResult). */
@@ -201,7 +205,7 @@ export const listApiKeys = async (): Promise<ApiKey[]> => (await body(request<{ 
 export const createApiKey = (fields: ApiKeyFields & { name: string }): Promise<ApiKeyCreated> =>
   body(request<ApiKeyCreated>('POST', '/api/auth/keys', { auth: 'admin', json: fields }));
 
-/** Changes a key's name, tier, disabled flag or quota overrides. */
+/** Changes a key's name, tier, disabled flag, quota or rate overrides. */
 export const updateApiKey = (keyId: string, fields: ApiKeyFields): Promise<ApiKey> =>
   body(request<ApiKey>('PATCH', `/api/auth/keys/${id(keyId)}`, { auth: 'admin', json: fields }));
 

@@ -1,8 +1,8 @@
 /**
- * /admin/keys (administrator key): the API keys with their tier, quota overrides, state and
- * dates; creating one shows its secret once, in a read-only field with a Copy button, until the
- * person dismisses it or leaves the page (it is never stored); each key's tier and quota overrides
- * can be changed and the key disabled or enabled.
+ * /admin/keys (administrator key): the API keys with their tier, quota and rate overrides, state
+ * and dates; creating one shows its secret once, in a read-only field with a Copy button, until the
+ * person dismisses it or leaves the page (it is never stored); each key's tier, quota and rate
+ * overrides can be changed and the key disabled or enabled.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { createApiKey, listApiKeys, listTiers, updateApiKey, type ApiKey, type ApiKeyCreated, type Tier } from './admin-api.js';
@@ -13,7 +13,18 @@ import { count, when } from './format.js';
 
 /** The key as the list keeps it: its secret stays only in the one-time view. */
 function withoutSecret(k: ApiKeyCreated): ApiKey {
-  return { key_id: k.key_id, name: k.name, prefix: k.prefix, tier: k.tier, disabled: k.disabled, daily_char_quota: k.daily_char_quota, monthly_char_quota: k.monthly_char_quota, created_at: k.created_at, updated_at: k.updated_at };
+  return {
+    key_id: k.key_id,
+    name: k.name,
+    prefix: k.prefix,
+    tier: k.tier,
+    disabled: k.disabled,
+    daily_char_quota: k.daily_char_quota,
+    monthly_char_quota: k.monthly_char_quota,
+    rate_limit_per_minute: k.rate_limit_per_minute,
+    created_at: k.created_at,
+    updated_at: k.updated_at,
+  };
 }
 
 /** A quota field: '' is "the tier's", else a whole number of characters. */
@@ -23,8 +34,35 @@ function quotaOf(text: string): number | null | undefined {
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
-function QuotaFields(props: { idBase: string; daily: string; monthly: string; tier: Tier | undefined; onDaily: (v: string) => void; onMonthly: (v: string) => void }) {
+/** The bounds of a key's own rate, as the API accepts them. */
+const RATE_MIN = 1;
+const RATE_MAX = 100_000;
+
+/** A rate field: '' is "the tier's", else a whole number of requests per minute within the bounds. */
+function rateOf(text: string): number | null | undefined {
+  if (text.trim() === '') return null;
+  const n = Number(text);
+  return Number.isInteger(n) && n >= RATE_MIN && n <= RATE_MAX ? n : undefined;
+}
+
+/** A key's requests per minute as listed: its own, or its tier's default. */
+function rateText(k: ApiKey, tier: Tier | undefined): string {
+  if (k.rate_limit_per_minute != null) return count(k.rate_limit_per_minute);
+  return tier ? `tier default (${count(tier.rate_per_minute)})` : 'tier default';
+}
+
+function LimitFields(props: {
+  idBase: string;
+  daily: string;
+  monthly: string;
+  rate: string;
+  tier: Tier | undefined;
+  onDaily: (v: string) => void;
+  onMonthly: (v: string) => void;
+  onRate: (v: string) => void;
+}) {
   const { idBase, tier } = props;
+  const rateInvalid = rateOf(props.rate) === undefined;
   return (
     <div class="row">
       <div class="field">
@@ -35,8 +73,24 @@ function QuotaFields(props: { idBase: string; daily: string; monthly: string; ti
         <label for={`${idBase}-monthly`}>Monthly characters</label>
         <input id={`${idBase}-monthly`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.monthly_char_quota)}` : 'tier default'} value={props.monthly} onInput={(e) => props.onMonthly(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
       </div>
-      <p id={`${idBase}-quota-hint`} class="hint admin-wide">
-        Empty: the tier's quota.
+      <div class="field">
+        <label for={`${idBase}-rate`}>Requests per minute</label>
+        <input
+          id={`${idBase}-rate`}
+          type="number"
+          min={RATE_MIN}
+          max={RATE_MAX}
+          step={1}
+          inputMode="numeric"
+          placeholder={tier ? `tier: ${count(tier.rate_per_minute)}` : 'tier default'}
+          value={props.rate}
+          onInput={(e) => props.onRate(e.currentTarget.value)}
+          aria-invalid={rateInvalid}
+          aria-describedby={`${idBase}-quota-hint`}
+        />
+      </div>
+      <p id={`${idBase}-quota-hint`} class={rateInvalid ? 'error admin-wide' : 'hint admin-wide'}>
+        Empty: the tier's quota or rate. Requests per minute: a whole number from {RATE_MIN} to {count(RATE_MAX)}.
       </p>
     </div>
   );
@@ -97,11 +151,13 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
   const [tier, setTier] = useState(props.defaultTier);
   const [daily, setDaily] = useState('');
   const [monthly, setMonthly] = useState('');
+  const [rate, setRate] = useState('');
   const [busy, setBusy] = useState(false);
   useEffect(() => setTier(props.defaultTier), [props.defaultTier]);
   const d = quotaOf(daily);
   const m = quotaOf(monthly);
-  const valid = name.trim() !== '' && d !== undefined && m !== undefined;
+  const r = rateOf(rate);
+  const valid = name.trim() !== '' && d !== undefined && m !== undefined && r !== undefined;
   return (
     <form
       class="card"
@@ -110,12 +166,13 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
         e.preventDefault();
         if (!valid) return;
         setBusy(true);
-        createApiKey({ name: name.trim(), tier, daily_char_quota: d, monthly_char_quota: m }).then(
+        createApiKey({ name: name.trim(), tier, daily_char_quota: d, monthly_char_quota: m, rate_limit_per_minute: r }).then(
           (created) => {
             setBusy(false);
             setName('');
             setDaily('');
             setMonthly('');
+            setRate('');
             props.onCreated(created);
           },
           (err: unknown) => {
@@ -133,7 +190,16 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
         </div>
         {props.tiers.length > 0 && <TierSelect id="key-tier" tiers={props.tiers} value={tier} onChange={setTier} />}
       </div>
-      <QuotaFields idBase="key" daily={daily} monthly={monthly} tier={props.tiers.find((t) => t.name === tier)} onDaily={setDaily} onMonthly={setMonthly} />
+      <LimitFields
+        idBase="key"
+        daily={daily}
+        monthly={monthly}
+        rate={rate}
+        tier={props.tiers.find((t) => t.name === tier)}
+        onDaily={setDaily}
+        onMonthly={setMonthly}
+        onRate={setRate}
+      />
       <div class="actions">
         <button type="submit" disabled={busy || !valid}>
           Create key
@@ -148,9 +214,12 @@ function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: Outcome
   const [tier, setTier] = useState(k.tier);
   const [daily, setDaily] = useState(k.daily_char_quota?.toString() ?? '');
   const [monthly, setMonthly] = useState(k.monthly_char_quota?.toString() ?? '');
+  const [rate, setRate] = useState(k.rate_limit_per_minute?.toString() ?? '');
   const [busy, setBusy] = useState(false);
   const d = quotaOf(daily);
   const m = quotaOf(monthly);
+  const r = rateOf(rate);
+  const valid = d !== undefined && m !== undefined && r !== undefined;
   const base = `edit-${k.key_id}`;
   return (
     <form
@@ -158,9 +227,9 @@ function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: Outcome
       id={`${base}-form`}
       onSubmit={(e) => {
         e.preventDefault();
-        if (d === undefined || m === undefined) return;
+        if (!valid) return;
         setBusy(true);
-        updateApiKey(k.key_id, { tier, daily_char_quota: d, monthly_char_quota: m }).then(
+        updateApiKey(k.key_id, { tier, daily_char_quota: d, monthly_char_quota: m, rate_limit_per_minute: r }).then(
           (updated) => {
             setBusy(false);
             props.onChange(updated);
@@ -175,9 +244,18 @@ function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: Outcome
       }}
     >
       <div class="row">{props.tiers.length > 0 && <TierSelect id={`${base}-tier`} tiers={props.tiers} value={tier} onChange={setTier} />}</div>
-      <QuotaFields idBase={base} daily={daily} monthly={monthly} tier={props.tiers.find((t) => t.name === tier)} onDaily={setDaily} onMonthly={setMonthly} />
+      <LimitFields
+        idBase={base}
+        daily={daily}
+        monthly={monthly}
+        rate={rate}
+        tier={props.tiers.find((t) => t.name === tier)}
+        onDaily={setDaily}
+        onMonthly={setMonthly}
+        onRate={setRate}
+      />
       <div class="actions">
-        <button type="submit" disabled={busy || d === undefined || m === undefined}>
+        <button type="submit" disabled={busy || !valid}>
           Save
         </button>
         <button type="button" class="secondary" onClick={props.onClose}>
@@ -225,6 +303,10 @@ function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeCo
         <div>
           <dt>Monthly characters</dt>
           <dd>{k.monthly_char_quota == null ? 'tier default' : count(k.monthly_char_quota)}</dd>
+        </div>
+        <div>
+          <dt>Requests per minute</dt>
+          <dd>{rateText(k, props.tiers.find((t) => t.name === k.tier))}</dd>
         </div>
         <div>
           <dt>Created</dt>
