@@ -67,7 +67,7 @@ describe('administration pages', () => {
   };
   /** The text of the page's success live region, once it has some. */
   const announced = async (page: Page, pattern: RegExp): Promise<string> => {
-    const region = page.locator('.admin-outcome [role="status"]');
+    const region = page.locator('.outcome [role="status"]');
     await region.filter({ hasText: pattern }).waitFor({ timeout: 30_000 });
     return (await region.textContent()) ?? '';
   };
@@ -325,7 +325,7 @@ describe('administration pages', () => {
 
     await page.getByLabel('Hub token').fill('hf_wrongTokenForWebAdmin01234567');
     await page.getByRole('button', { name: 'Save token' }).click();
-    await page.locator('.admin-outcome [role="alert"]', { hasText: 'The model hub refused the token' }).waitFor({ timeout: 30_000 });
+    await page.locator('.outcome [role="alert"]', { hasText: 'The model hub refused the token' }).waitFor({ timeout: 30_000 });
     assert.equal(((await (await call('GET', '/api/hub/token/status', admin())).json()) as { configured: boolean }).configured, false);
 
     await page.getByLabel('Hub token').fill(HUB_TOKEN);

@@ -136,6 +136,46 @@ describe('web application', () => {
     assert.ok(config.formats.includes('flac') && config.speed.min === 0.25 && config.speed.max === 4);
   });
 
+  test('a studio preset opened with ?preset= fills voice, speed and format, and the job names it', async () => {
+    const guest = await fetch(`${p.url}/api/studio/auth/guest`, { method: 'POST' });
+    assert.equal(guest.status, 201);
+    const { token } = (await guest.json()) as { token: string };
+    const created = await p.post('/api/studio/presets', { name: 'Calm reader', voice: 'flite:rms', speed: 0.8, format: 'mp3' }, { 'x-studio-token': token });
+    assert.equal(created.status, 201, await created.clone().text());
+    const { preset_id } = (await created.json()) as { preset_id: string };
+
+    // Without a studio session the page says the preset needs the sign-in.
+    const anonymous = await open(browser, `${p.url}/?preset=${preset_id}`, DESKTOP);
+    await anonymous.page.waitForSelector('text=This preset needs the studio sign-in');
+    assert.equal(await anonymous.page.getByRole('link', { name: 'Sign in to the studio' }).getAttribute('href'), '/studio');
+    await anonymous.page.close();
+
+    const { page, errors } = await open(browser, `${p.url}/`, DESKTOP);
+    // Runs in the page (DOM globals there; this file is compiled without the DOM library).
+    await page.evaluate((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('tts.studio-token', t), token);
+    await page.goto(`${p.url}/?preset=${preset_id}`);
+    await page.waitForSelector('.preset-note strong');
+    assert.equal(await page.locator('.preset-note strong').textContent(), 'Calm reader');
+    await page.waitForFunction(() => (globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }).document.querySelector('#voice')?.value === 'flite:rms');
+    assert.match((await page.locator('output[for="speed"]').textContent()) ?? '', /^0\.80×$/);
+    assert.equal(await page.locator('#format').inputValue(), 'mp3');
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/web/jobs/tts')) sent.push(r.postData() ?? '');
+    });
+    await page.getByLabel('Text').fill('A preset from the studio.');
+    await page.getByRole('button', { name: 'Speak' }).click();
+    await page.waitForSelector('.result audio[src]', { timeout: 60_000 });
+    assert.equal(sent.length, 1);
+    assert.equal(new URLSearchParams(sent[0]).get('preset_id'), preset_id);
+    const src = (await page.locator('.result audio').getAttribute('src')) ?? '';
+    const job = await p.facade.deps.jobs.get(/\/api\/web\/jobs\/([^/]+)\/audio/.exec(src)?.[1] ?? '');
+    assert.equal(job?.spec?.speech?.voice, 'flite:rms');
+    assert.ok(Math.abs((job?.spec?.speech?.speed ?? 0) - 0.8) < 1e-6, `speed ${job?.spec?.speech?.speed}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {
     const { page, errors } = await openPage(PHONE);
     const limit = Number(/\/ (\d+)/.exec((await page.locator('#counter').textContent()) ?? '')?.[1]);

@@ -22,10 +22,10 @@ export const PHONE = { width: 375, height: 740 } as const;
 
 export interface AxeViolation { readonly id: string; readonly impact: string | null; readonly help: string; readonly nodes: number }
 
-/** Starts headless Chromium. */
-export async function launchBrowser(): Promise<Browser> {
+/** Starts headless Chromium; `args` adds command-line switches (e.g. a fake microphone, autoplay). */
+export async function launchBrowser(args: readonly string[] = []): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'] });
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage', ...args] });
 }
 
 /** A page and the console errors and uncaught exceptions it records. */

@@ -1,6 +1,7 @@
 /**
- * Clone requests of POST /api/tts: whether a body asks to clone, its reference clip (uploaded with
- * the request, or stored by the calling key), the consent rule, and the report headers.
+ * Clone requests of POST /api/tts, POST /api/jobs/tts and POST /api/web/jobs/tts: whether a body
+ * asks to clone, its reference clip (uploaded with the request, or stored by the calling key or
+ * studio user), the consent rule, and the report headers.
  */
 import { readFile } from 'node:fs/promises';
 import type { Response } from 'express';
@@ -26,13 +27,32 @@ export function ttsBodyOf(body: Schema<'TtsRequest'> | Schema<'TtsCloneForm'>): 
   };
 }
 
+/** The fields of a body (TtsRequest, or the web job form) that ask for a clone. */
+export interface CloneFields {
+  readonly mode?: string | undefined;
+  readonly reference_id?: string | undefined;
+}
+
 /** Where the reference of a clone request comes from, or undefined when it does not clone. */
-export function cloneSourceOf(body: Schema<'TtsRequest'>, upload: UploadedFile | undefined): { upload?: UploadedFile; referenceId?: string } | undefined {
+export function cloneSourceOf(body: CloneFields, upload: UploadedFile | undefined): { upload?: UploadedFile; referenceId?: string } | undefined {
   const mode = body.mode ?? 'auto';
-  const given = upload !== undefined || body.reference_id !== undefined;
+  const given = upload !== undefined || (body.reference_id !== undefined && body.reference_id !== '');
   if (mode === 'preset' || (mode === 'auto' && !given)) return undefined;
   if (!given) throw new TtsError('VALIDATION_FAILED', 'mode clone needs a reference: reference_id, or ref_audio in a multipart form.', { loc: ['body', 'reference_id'] });
   return { ...(upload ? { upload } : {}), ...(body.reference_id ? { referenceId: body.reference_id } : {}) };
+}
+
+/**
+ * Where the reference of a web job form comes from (a stored clip only), or undefined when it does
+ * not clone. Only an API key or a studio user owns clips: for a caller with the browser check
+ * alone, any reference is REFERENCE_NOT_FOUND (404), as another owner's clip is.
+ */
+export function webCloneSourceOf(form: CloneFields, caller: Caller): { referenceId?: string } | undefined {
+  const source = cloneSourceOf(form, undefined);
+  if (source && caller.method !== 'api_key' && caller.method !== 'studio') {
+    throw new TtsError('REFERENCE_NOT_FOUND', 'Only an API key or a studio user owns reference clips; the browser check alone cannot clone. Sign in to the studio or use an API key.', { loc: ['body', 'reference_id'] });
+  }
+  return source;
 }
 
 /** Consent is required to clone. */

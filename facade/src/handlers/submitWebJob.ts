@@ -1,3 +1,4 @@
+import { cloneSpecOf, requireConsent, webCloneSourceOf } from '../domain/clone-request.js';
 import { jobSpecOf } from '../domain/jobs.js';
 import { speechRequestOf } from '../domain/speech-request.js';
 import { rateLimitView, RATE_PROFILES } from '../identity/index.js';
@@ -9,17 +10,21 @@ import type { OperationHandler } from '../handler-context.js';
 /**
  * POST /api/web/jobs/tts (multipart form; anti-bot pass, API key or studio session): queues a web job
  * and answers its job token. A studio session owns its jobs as the studio user (listed on every
- * session of the user) and may name one of its presets.
+ * session of the user) and may name one of its presets. An API key or a studio user may clone one
+ * of its own stored reference clips (`reference_id`, with consent).
  */
 export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
   const { form, speed } = await webFormWithPreset(body, caller, deps.studio.presets);
   const parsed = await speechRequestOf({ kind: 'web', body: form }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
   const request = speed === undefined || (body.speed !== undefined && body.speed !== '') ? parsed : { ...parsed, speech: { ...parsed.speech, speed } };
-  const spec = await jobSpecOf(request, deps.cluster);
+  const cloning = webCloneSourceOf(form, caller);
+  const base = await jobSpecOf(request, deps.cluster);
   const owner = webJobOwnerOf(caller);
-  const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: request.mode, consentConfirmed: request.consentConfirmed };
+  const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async () => {
+    // A clone job carries the caller's stored clip to the node that runs it.
+    const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps.references) } } : base;
     const job = await deps.jobs.submit(spec, owner, requestId);
     const { token, expiresUnix } = deps.jobTokens.issue(job.jobId);
     const decision = res.locals.rateLimit;
@@ -35,5 +40,5 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
       links: { self: `/api/web/jobs/${job.jobId}`, events: `/api/web/jobs/${job.jobId}/events`, audio: `/api/web/jobs/${job.jobId}/audio` },
     });
     return 0;
-  });
+  }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
 };

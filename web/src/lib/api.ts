@@ -110,3 +110,38 @@ export interface JobEventsPage {
   readonly done: boolean;
   readonly events: readonly { event_id: number; kind: string; progress: number; error_code?: string | null; error_message?: string | null }[];
 }
+
+/** A warning of POST /api/reference/validate (stable code, what was measured and what to do). */
+export interface AnalysisWarning {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The answer of POST /api/reference/validate (the fields the public page shows). */
+export interface ReferenceValidation {
+  readonly passed: boolean;
+  readonly audio: { readonly duration_sec: number; readonly sample_rate: number; readonly channels: number };
+  readonly warnings: readonly AnalysisWarning[];
+  readonly failed_checks: readonly string[];
+  readonly metrics: { readonly speech_ratio: number; readonly snr_db: number; readonly median_f0_hz: number };
+  readonly transcription: { readonly text: string; readonly confidence: number } | null;
+  readonly reference_id: string | null;
+  readonly expires_at: string | null;
+  readonly not_stored_reason: string | null;
+}
+
+/** GET /api/compliance/terms. */
+export interface Terms {
+  readonly version: string;
+  readonly title: string;
+  readonly sections: readonly { readonly heading: string; readonly text: string }[];
+}
+
+/** A preset of GET /api/studio/presets (the fields the public page applies). */
+export interface StudioPreset {
+  readonly preset_id: string;
+  readonly name: string;
+  readonly voice: string | null;
+  readonly speed: number | null;
+  readonly format: string | null;
+}

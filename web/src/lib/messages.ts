@@ -12,6 +12,12 @@ export function messageFor(err: unknown): string {
       return 'The text is too long. Shorten it or split it into parts.';
     case 'TTS_TEXT_EMPTY':
       return 'Type some text to speak first.';
+    case 'REFERENCE_NOT_FOUND':
+      return 'The reference clip is not available (expired, or not yours). Upload it again.';
+    case 'STUDIO_PRESET_NOT_FOUND':
+      return 'That preset does not exist for your studio account.';
+    case 'UPLOAD_TOO_LARGE':
+      return 'The clip is too large. Send a shorter or compressed one.';
     case 'CONSENT_REQUIRED':
       return 'Cloning a voice needs your confirmation that you have the speaker\'s consent.';
     case 'TTS_NODE_OVERLOADED':
@@ -35,6 +41,59 @@ export function messageFor(err: unknown): string {
       return 'You cannot demote or disable your own account.';
     case 'STUDIO_VIP_REQUEST_DECIDED':
       return 'This VIP request was already decided. Refresh the list.';
+    case 'STUDIO_LOGIN_FAILED':
+      return 'Wrong username, email or password.';
+    case 'STUDIO_LOGIN_THROTTLED':
+      return `Too many failed log-ins. Try again in ${Math.ceil((err.retryAfterSec ?? 900) / 60)} minutes.`;
+    case 'STUDIO_ACCOUNT_DISABLED':
+      return 'This account is disabled. Contact an administrator.';
+    case 'STUDIO_USERNAME_TAKEN':
+      return 'That username is taken. Choose another one.';
+    case 'STUDIO_EMAIL_TAKEN':
+      return 'An account with that email already exists. Log in instead.';
+    case 'STUDIO_USERNAME_INVALID':
+      return 'A username has 3 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.';
+    case 'STUDIO_EMAIL_INVALID':
+      return 'That email address does not look right.';
+    case 'STUDIO_LOGIN_NAME_MISSING':
+      return 'Give a username or an email address.';
+    case 'STUDIO_PASSWORD_TOO_SHORT':
+      return 'The password is too short: use at least 12 characters.';
+    case 'STUDIO_PASSWORD_TOO_LONG':
+      return 'The password is too long: use at most 128 characters.';
+    case 'STUDIO_PASSWORD_WEAK':
+      return 'That password is too easy to guess (common, repetitive, or contains the name). Choose another.';
+    case 'STUDIO_PASSWORD_INCORRECT':
+      return 'The current password is wrong.';
+    case 'STUDIO_ALREADY_REGISTERED':
+      return 'This account is already registered.';
+    case 'STUDIO_SESSION_INVALID':
+    case 'STUDIO_SESSION_MISSING':
+      return 'Your studio session has ended. Log in again or continue as a guest.';
+    case 'STUDIO_PRESET_LIMIT_REACHED':
+      return 'You have as many presets as your account allows. Delete one, register, or become VIP.';
+    case 'STUDIO_PRESET_NOT_FOUND':
+      return 'That preset no longer exists. Refresh the list.';
+    case 'STUDIO_SHARE_LIMIT_REACHED':
+      return 'You have as many active share links as your account allows. Revoke one first.';
+    case 'STUDIO_SHARE_NOT_FOUND':
+      return 'This share link does not exist.';
+    case 'STUDIO_SHARE_REVOKED':
+      return 'This share link was revoked by its owner.';
+    case 'STUDIO_SHARE_EXPIRED':
+      return 'This share link has expired.';
+    case 'STUDIO_REGISTRATION_REQUIRED':
+      return 'This needs a registered account. Register first; a guest keeps its presets.';
+    case 'STUDIO_SLIP_DUPLICATE':
+      return 'This slip was already submitted. Each transfer counts once.';
+    case 'STUDIO_SLIP_NOT_IMAGE':
+      return 'The slip must be a JPEG, PNG or WebP image.';
+    case 'UPLOAD_TOO_LARGE':
+      return 'The file is too large (at most 4 MiB).';
+    case 'STUDIO_VIP_PLAN_UNKNOWN':
+      return 'That VIP plan does not exist any more. Reload the page.';
+    case 'STUDIO_VIP_REQUEST_PENDING':
+      return 'You already have a VIP request waiting for review.';
     case 'ABUSE_REPORT_TRANSITION_INVALID':
       return 'The report cannot move to that status from where it is now. Refresh it.';
     case 'HUB_TOKEN_INVALID':

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { getAbuseReport, listAbuseReports, moveAbuseReport, type AbuseReport, type AbuseReportDetail, type AbuseStatus, type AdminAuth } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from './outcome.js';
+import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { when, words } from './format.js';
 
 /** The statuses (AbuseStatus) and the moves allowed from each (AbuseReportStatusUpdate). */

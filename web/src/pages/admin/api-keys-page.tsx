@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { createApiKey, listApiKeys, listTiers, updateApiKey, type ApiKey, type ApiKeyCreated, type Tier } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from './outcome.js';
+import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { count, when } from './format.js';
 
 /** The key as the list keeps it: its secret stays only in the one-time view. */

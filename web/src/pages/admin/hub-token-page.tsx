@@ -8,7 +8,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { deleteHubToken, hubTokenStatus, setHubToken, validateHubToken, type HubTokenStatus, type HubValidation } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
-import { OutcomeView, useOutcome } from './outcome.js';
+import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { when } from './format.js';
 
 /** What the hub said, in words. */

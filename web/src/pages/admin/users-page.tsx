@@ -7,7 +7,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { listUsers, revokeSessions, updateUser, type AdminAuth, type StudioUser, type UserUpdate } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from './outcome.js';
+import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { when, who } from './format.js';
 
 type Show = 'all' | 'vip' | 'admin' | 'disabled' | 'guest';

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { decideVipRequest, listUsers, listVipRequests, type AdminAuth, type StudioUser, type VipRequest, type VipStatus } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
-import { OutcomeView, useOutcome } from './outcome.js';
+import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { when, who, words } from './format.js';
 
 /** The status filter: '' is every request, waiting ones first. */

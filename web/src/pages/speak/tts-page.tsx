@@ -2,15 +2,24 @@
  * The public page: text with a counter and the limit, a voice picker grouped by engine and
  * language, the browser check (a proof of work in a Web Worker) with a visible state, a web job
  * followed through its events, then a player and a download link; the remaining rate limit and a
- * clear message for every error.
+ * clear message for every error. A studio session or an API key submits under its own identity
+ * (no browser check), may clone a voice from a reference clip (the reference panel), and a studio
+ * session may apply one of its presets (`/?preset=<preset_id>`); an API key may also stream the
+ * speech, played while it arrives.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { getJson, type Voice, type WebConfig } from '../../lib/api.js';
+import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
+import { ForgetKey } from '../../components/key-gate.js';
 import { Waveform } from '../../components/waveform.js';
-import { runWebJob } from './web-jobs.js';
+import { ReferencePanel } from './reference-panel.js';
+import { canStream, streamSpeech } from './stream-speech.js';
+import { usePreset } from './use-preset.js';
+import { runWebJob, type WebJobAuth } from './web-jobs.js';
 
-type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'done' | 'error';
+type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'streaming' | 'done' | 'error';
 
 interface Result { readonly audioUrl: string; readonly downloadName: string }
 
@@ -27,7 +36,15 @@ function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
 
+/** The public text-to-speech page (route `/`). */
 export function TtsPage() {
+  const creds = useCredentials();
+  const { query } = useLocation();
+  const auth: WebJobAuth = creds.studioToken ? 'studio' : creds.apiKey ? 'apiKey' : 'none';
+  const presetState = usePreset(query['preset'], creds.studioToken);
+  const preset = presetState.kind === 'ready' ? presetState.preset : undefined;
+  const applied = useRef('');
+  const streamAudio = useRef<HTMLAudioElement>(null);
   const [config, setConfig] = useState<WebConfig | undefined>();
   const [voices, setVoices] = useState<Voice[]>([]);
   const [text, setText] = useState('');
@@ -41,6 +58,7 @@ export function TtsPage() {
   const [result, setResult] = useState<Result | undefined>();
   const [previewing, setPreviewing] = useState(false);
   const [previewUrl, setPreviewUrl] = useState<string | undefined>();
+  const [streamed, setStreamed] = useState(false);
 
   useEffect(() => {
     let stopped = false;
@@ -70,12 +88,21 @@ export function TtsPage() {
     };
   }, []);
 
+  // The preset fills voice, speed and format once (after the voices are there); the person may change them.
+  useEffect(() => {
+    if (!preset || voices.length === 0 || applied.current === preset.preset_id) return;
+    applied.current = preset.preset_id;
+    if (preset.voice && voices.some((v) => v.id === preset.voice)) setVoice(preset.voice);
+    if (preset.speed !== null) setSpeed(preset.speed);
+    if (preset.format && (config?.formats ?? ['wav']).includes(preset.format)) setFormat(preset.format);
+  }, [preset, voices, config]);
+
   const grouped = useMemo(() => groupVoices(voices), [voices]);
   const formats = (config?.formats ?? ['wav']).filter((f) => PLAYABLE.includes(f));
   const speedRange = config?.speed ?? { min: 0.25, max: 4, default: 1 };
   const limit = config?.max_text_chars ?? 0;
   const tooLong = limit > 0 && text.length > limit;
-  const busy = phase === 'verifying' || phase === 'queued' || phase === 'running';
+  const busy = phase === 'verifying' || phase === 'queued' || phase === 'running' || phase === 'streaming';
   const ready = config !== undefined && voice !== '' && text.trim() !== '' && !tooLong && !busy;
 
   function chooseVoice(id: string) {
@@ -94,6 +121,7 @@ export function TtsPage() {
         { text: `Hello, this is ${v.name}.`, voice: v.id, speed: speed.toFixed(2), format: 'mp3' },
         { onVerifying: () => undefined, onQueued: (created) => setRemaining(`${created.rate_limit.remaining} of ${created.rate_limit.limit} requests left this minute`), onRunning: () => undefined },
         config?.poll_interval_ms,
+        auth,
       );
       setPreviewUrl(done.audioUrl);
     } catch (err) {
@@ -106,12 +134,43 @@ export function TtsPage() {
   async function submit(e: Event) {
     e.preventDefault();
     if (!ready) return;
+    await run({ text, voice, speed: speed.toFixed(2), format, ...(preset ? { preset_id: preset.preset_id } : {}) });
+  }
+
+  /** Speaks the text like the stored clip `referenceId` (consent given in the reference panel). */
+  async function speakLike(referenceId: string) {
+    if (!ready || auth === 'none') return;
+    await run({ text, voice, speed: speed.toFixed(2), format, mode: 'clone', reference_id: referenceId, consent_confirmed: 'true' });
+  }
+
+  /** Streams the text (API key only): played while the response arrives. */
+  async function stream() {
+    const audio = streamAudio.current;
+    if (!ready || !audio) return;
+    setError('');
+    setResult(undefined);
+    setPhase('streaming');
+    setStreamed(true);
+    try {
+      await streamSpeech(audio, { input: text, voice, speed }, (rate) => {
+        if (rate) setRemaining(`${rate.remaining} of ${rate.limit} requests left (resets in ${rate.resetSec} s)`);
+      });
+      setPhase('done');
+    } catch (err) {
+      setError(messageFor(err));
+      setPhase('error');
+    }
+  }
+
+  async function run(fields: Record<string, string>) {
     setError('');
     setResult(undefined);
     setProgress(0);
+    // A studio session or API key needs no browser check: the job is being queued at once.
+    if (auth !== 'none') setPhase('queued');
     try {
       const done = await runWebJob(
-        { text, voice, speed: speed.toFixed(2), format },
+        fields,
         {
           onVerifying: () => setPhase('verifying'),
           onQueued: (created) => {
@@ -124,6 +183,7 @@ export function TtsPage() {
           },
         },
         config?.poll_interval_ms,
+        auth,
       );
       setResult({ audioUrl: done.audioUrl, downloadName: `speech-${done.jobId}.${EXTENSION[format] ?? format}` });
       setProgress(1);
@@ -135,80 +195,113 @@ export function TtsPage() {
   }
 
   return (
-    <form class="card" onSubmit={(e) => void submit(e)} aria-describedby="status">
-      <h1>Turn text into speech</h1>
-      <label for="text">Text</label>
-      <textarea id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
-      <p id="counter" class={tooLong ? 'counter over' : 'counter'}>
-        {text.length} / {limit || '…'} characters
-      </p>
-      <label for="voice">Voice</label>
-      <select id="voice" name="voice" value={voice} onChange={(e) => chooseVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
-        {voices.length === 0 && <option value="">Loading voices…</option>}
-        {grouped.map(([group, list]) => (
-          <optgroup key={group} label={group}>
-            {list.map((v) => (
-              <option key={v.id} value={v.id}>
-                {v.name}
-                {v.gender && v.gender !== 'unknown' ? ` (${v.gender})` : ''}
-              </option>
-            ))}
-          </optgroup>
-        ))}
-      </select>
-      <div class="preview">
-        <button type="button" class="secondary" onClick={() => void preview()} disabled={voice === '' || busy || previewing} aria-describedby="voice">
-          {previewing ? 'Loading preview…' : 'Preview voice'}
-        </button>
-        {previewUrl && <audio class="preview-audio" controls autoplay src={previewUrl} aria-label="Voice preview" />}
-      </div>
-      <div class="row">
-        <div class="field">
-          <label for="speed">
-            Speed <output for="speed">{speed.toFixed(2)}×</output>
-          </label>
-          <input id="speed" name="speed" type="range" min={Math.max(0.5, speedRange.min)} max={Math.min(2, speedRange.max)} step={0.05} value={speed} onInput={(e) => setSpeed(Number(e.currentTarget.value))} />
-        </div>
-        <div class="field">
-          <label for="format">Format</label>
-          <select id="format" name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
-            {formats.map((f) => (
-              <option key={f} value={f}>
-                {f.toUpperCase()}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
-      <div class="actions">
-        <button type="submit" disabled={!ready}>
-          {phase === 'verifying' ? 'Verifying your browser…' : busy ? 'Synthesizing…' : 'Speak'}
-        </button>
-        <span class="limit">{remaining}</span>
-      </div>
-      <div id="status" role="status" aria-live="polite" class="status">
-        {phase === 'verifying' && <p>Verifying your browser…</p>}
-        {(phase === 'queued' || phase === 'running') && (
-          <>
-            <p>{phase === 'queued' ? 'Waiting in the queue…' : 'Synthesizing…'}</p>
-            <progress max={1} value={progress} aria-label="Synthesis progress" />
-          </>
+    <div class="stack">
+      <form class="card" onSubmit={(e) => void submit(e)} aria-describedby="status">
+        <h1>Turn text into speech</h1>
+        {auth === 'studio' && <p class="hint identity">Speaking with your studio session.</p>}
+        {auth === 'apiKey' && (
+          <div class="row identity">
+            <p class="hint">Speaking with your API key (kept in this tab only).</p>
+            <ForgetKey kind="apiKey" />
+          </div>
         )}
-      </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
+        {preset && (
+          <p class="preset-note">
+            Preset <strong>{preset.name}</strong> applied: its voice, speed and format.
+          </p>
+        )}
+        {presetState.kind === 'loading' && <p class="hint">Loading the preset…</p>}
+        {presetState.kind === 'needs-session' && (
+          <p class="warn preset-note">
+            This preset needs the studio sign-in. <a href="/studio">Sign in to the studio</a>, then choose Use on the preset again.
+          </p>
+        )}
+        {presetState.kind === 'error' && (
+          <p class="error" role="alert">
+            The preset could not be loaded: {presetState.message}
+          </p>
+        )}
+        <label for="text">Text</label>
+        <textarea id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
+        <p id="counter" class={tooLong ? 'counter over' : 'counter'}>
+          {text.length} / {limit || '…'} characters
         </p>
-      )}
-      {result && (
-        <section class="result" aria-label="Result">
-          <Waveform url={result.audioUrl} />
-          <audio controls src={result.audioUrl} />
-          <a class="button" href={result.audioUrl} download={result.downloadName}>
-            Download
-          </a>
-        </section>
-      )}
-    </form>
+        <label for="voice">Voice</label>
+        <select id="voice" name="voice" value={voice} onChange={(e) => chooseVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
+          {voices.length === 0 && <option value="">Loading voices…</option>}
+          {grouped.map(([group, list]) => (
+            <optgroup key={group} label={group}>
+              {list.map((v) => (
+                <option key={v.id} value={v.id}>
+                  {v.name}
+                  {v.gender && v.gender !== 'unknown' ? ` (${v.gender})` : ''}
+                </option>
+              ))}
+            </optgroup>
+          ))}
+        </select>
+        <div class="preview">
+          <button type="button" class="secondary" onClick={() => void preview()} disabled={voice === '' || busy || previewing} aria-describedby="voice">
+            {previewing ? 'Loading preview…' : 'Preview voice'}
+          </button>
+          {previewUrl && <audio class="preview-audio" controls autoplay src={previewUrl} aria-label="Voice preview" />}
+        </div>
+        <div class="row">
+          <div class="field">
+            <label for="speed">
+              Speed <output for="speed">{speed.toFixed(2)}×</output>
+            </label>
+            <input id="speed" name="speed" type="range" min={Math.max(0.5, speedRange.min)} max={Math.min(2, speedRange.max)} step={0.05} value={speed} onInput={(e) => setSpeed(Number(e.currentTarget.value))} />
+          </div>
+          <div class="field">
+            <label for="format">Format</label>
+            <select id="format" name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+              {formats.map((f) => (
+                <option key={f} value={f}>
+                  {f.toUpperCase()}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={!ready}>
+            {phase === 'verifying' ? 'Verifying your browser…' : busy ? 'Synthesizing…' : 'Speak'}
+          </button>
+          {creds.apiKey && canStream() && (
+            <button type="button" class="secondary" onClick={() => void stream()} disabled={!ready}>
+              Stream
+            </button>
+          )}
+          <span class="limit">{remaining}</span>
+        </div>
+        <div id="status" role="status" aria-live="polite" class="status">
+          {phase === 'verifying' && <p>Verifying your browser…</p>}
+          {phase === 'streaming' && <p>Streaming: playing while the speech arrives…</p>}
+          {(phase === 'queued' || phase === 'running') && (
+            <>
+              <p>{phase === 'queued' ? 'Waiting in the queue…' : 'Synthesizing…'}</p>
+              <progress max={1} value={progress} aria-label="Synthesis progress" />
+            </>
+          )}
+        </div>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {creds.apiKey && canStream() && <audio ref={streamAudio} id="stream-audio" class="stream-audio" hidden={!streamed} controls aria-label="Streamed speech" />}
+        {result && (
+          <section class="result" aria-label="Result">
+            <Waveform url={result.audioUrl} />
+            <audio controls src={result.audioUrl} />
+            <a class="button" href={result.audioUrl} download={result.downloadName}>
+              Download
+            </a>
+          </section>
+        )}
+      </form>
+      <ReferencePanel auth={auth === 'none' ? undefined : auth} canSpeak={ready} onSpeak={(id) => void speakLike(id)} />
+    </div>
   );
 }

@@ -1,8 +1,9 @@
 /**
- * A web job from the browser: the browser check (renewed once if the server refused the pass),
- * the submission, then its events until it ends; resolves to the audio URL.
+ * A web job from the browser: the browser check (renewed once if the server refused the pass) for
+ * an anonymous visitor, or the studio session / API key header, the submission, then its events
+ * until it ends; resolves to the audio URL.
  */
-import { ApiError, getJson, postForm, type JobEventsPage, type WebJobCreated } from '../../lib/api.js';
+import { ApiError, getJson, postForm, request, type JobEventsPage, type WebJobCreated } from '../../lib/api.js';
 import { dropPass, ensurePass } from '../../lib/challenge.js';
 
 /** What a running web job reports. */
@@ -14,7 +15,11 @@ export interface WebJobProgress {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function submit(fields: Record<string, string>, progress: WebJobProgress): Promise<WebJobCreated> {
+/** Who submits a web job: the anonymous visitor (browser check), the studio session or the API key. */
+export type WebJobAuth = 'none' | 'studio' | 'apiKey';
+
+async function submit(fields: Record<string, string>, progress: WebJobProgress, auth: WebJobAuth): Promise<WebJobCreated> {
+  if (auth !== 'none') return (await request<WebJobCreated>('POST', '/api/web/jobs/tts', { auth, form: fields })).body;
   progress.onVerifying();
   await ensurePass();
   try {
@@ -28,8 +33,8 @@ async function submit(fields: Record<string, string>, progress: WebJobProgress):
 }
 
 /** Runs a web job to its end; the URL of its audio (job token in the query). Throws ApiError. */
-export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500): Promise<{ jobId: string; audioUrl: string }> {
-  const created = await submit(fields, progress);
+export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<{ jobId: string; audioUrl: string }> {
+  const created = await submit(fields, progress, auth);
   progress.onQueued(created);
   let after = 0;
   for (;;) {

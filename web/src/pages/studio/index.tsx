@@ -1,6 +1,5 @@
-/** The studio pages: account (guest, register, log in), presets, VIP, and a shared preset. */
-const todo = (name: string) => () => <section class="card"><h1>{name}</h1><p>Coming in this change.</p></section>;
-export const AccountPage = todo('Studio');
-export const PresetsPage = todo('Presets');
-export const VipPage = todo('VIP');
-export const SharePage = todo('Shared preset');
+/** The studio pages: account (guest, register, log in), presets with share links, VIP, and a shared preset with fork. */
+export { AccountPage } from './account-page.js';
+export { PresetsPage } from './presets-page.js';
+export { SharePage } from './share-page.js';
+export { VipPage } from './vip-page.js';

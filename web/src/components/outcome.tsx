@@ -1,10 +1,10 @@
 /**
- * The outcome of an action on an administration page: a success line in a polite live region and
+ * The outcome of an action on a page (studio, administration): a success line in a polite live region and
  * an error (the message for its code) in an alert. Both regions are always in the page, so
  * assistive technology announces what changes in them.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { messageFor } from '../../lib/messages.js';
+import { messageFor } from '../lib/messages.js';
 
 /** What the last action ended with. */
 export interface Outcome {
@@ -39,7 +39,7 @@ export function useOutcome(): [Outcome, OutcomeControl] {
 /** The two live regions of an Outcome. */
 export function OutcomeView(props: { outcome: Outcome }) {
   return (
-    <div class="admin-outcome">
+    <div class="outcome">
       <p role="status" class="ok">
         {props.outcome.ok}
       </p>

@@ -1,0 +1,160 @@
+/**
+ * /studio: the account. Signed out: continue as a guest, register or log in. Signed in: who you
+ * are (name, role, tier, VIP and its end, synthesis used against the limits), registering a guest
+ * account, and logging out.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { useCredentials } from '../../lib/credentials.js';
+import { GuestStart, LoginForm, RegisterForm } from './account-forms.js';
+import { count, day, when } from './format.js';
+import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
+import { StudioFrame } from './studio-frame.js';
+import { getMe, logOut, type StudioMe } from './studio-api.js';
+
+const TIERS: Readonly<Record<string, string>> = { studio_guest: 'Guest', studio_member: 'Member', studio_vip: 'VIP' };
+
+function Usage(props: { me: StudioMe }) {
+  const s = props.me.synthesis;
+  return (
+    <dl class="studio-facts">
+      <div>
+        <dt>Tier</dt>
+        <dd>{TIERS[s.tier] ?? s.tier}</dd>
+      </div>
+      <div>
+        <dt>Requests per minute</dt>
+        <dd>{count(s.rate_per_minute)}</dd>
+      </div>
+      <div>
+        <dt>Longest text</dt>
+        <dd>{count(s.max_text_length)} characters</dd>
+      </div>
+      <div>
+        <dt>Characters today</dt>
+        <dd>
+          {count(s.used?.day_characters ?? 0)} of {count(s.daily_char_quota)}
+        </dd>
+      </div>
+      <div>
+        <dt>Characters this month</dt>
+        <dd>
+          {count(s.used?.month_characters ?? 0)} of {count(s.monthly_char_quota)}
+        </dd>
+      </div>
+      <div>
+        <dt>Presets, share links</dt>
+        <dd>
+          up to {count(props.me.limits.presets)}, {count(props.me.limits.active_shares)} active
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+function Profile(props: { me: StudioMe; outcome: OutcomeControl }) {
+  const { user } = props.me;
+  const [busy, setBusy] = useState(false);
+  const name = user.kind === 'guest' ? 'Guest' : (user.username ?? user.email ?? user.user_id);
+  async function leave() {
+    setBusy(true);
+    try {
+      await logOut();
+      props.outcome.ok('You are logged out.');
+    } catch (err) {
+      props.outcome.fail(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <section class="card" aria-labelledby="profile-title">
+      <h2 id="profile-title">
+        Signed in as <span class="studio-name">{name}</span>
+      </h2>
+      <dl class="studio-facts">
+        <div>
+          <dt>Account</dt>
+          <dd>{user.kind === 'guest' ? 'Guest (no password yet)' : 'Registered'}</dd>
+        </div>
+        {user.email && (
+          <div>
+            <dt>Email</dt>
+            <dd>{user.email}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Role</dt>
+          <dd>{user.role === 'admin' ? 'Administrator' : 'User'}</dd>
+        </div>
+        <div>
+          <dt>VIP</dt>
+          <dd class="studio-vip-status">{user.vip ? `VIP until ${day(user.vip_until)}` : 'Not VIP'}</dd>
+        </div>
+        <div>
+          <dt>Session ends</dt>
+          <dd>{when(props.me.session.expires_at)}</dd>
+        </div>
+      </dl>
+      <h3>Synthesis</h3>
+      <Usage me={props.me} />
+      <div class="actions">
+        <a class="button" href="/studio/presets">
+          My presets
+        </a>
+        <button type="button" class="secondary" onClick={() => void leave()} disabled={busy}>
+          Log out
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** The account page. */
+export function AccountPage() {
+  const { studioToken } = useCredentials();
+  const [me, setMe] = useState<StudioMe | undefined>();
+  const [outcome, control] = useOutcome();
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    setMe(undefined);
+    if (!studioToken) return;
+    let stopped = false;
+    getMe().then(
+      (m) => {
+        if (!stopped) setMe(m);
+      },
+      (err: unknown) => {
+        if (!stopped) control.fail(err);
+      },
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [studioToken, reload, control]);
+
+  const refresh = () => setReload((n) => n + 1);
+  return (
+    <StudioFrame title="Studio account" intro="Keep voice presets, share them as links, and become VIP for higher limits.">
+      <OutcomeView outcome={outcome} />
+      {studioToken && !me && <p class="hint" aria-busy="true">Loading your account…</p>}
+      {me && <Profile me={me} outcome={control} />}
+      {me?.user.kind === 'guest' && <RegisterForm outcome={control} upgrade onDone={refresh} />}
+      {!studioToken && (
+        <>
+          <section class="card" aria-labelledby="guest-title">
+            <h2 id="guest-title">Try it without an account</h2>
+            <p class="hint">A guest keeps presets and share links in this browser, with lower limits, and can register later.</p>
+            <div class="actions">
+              <GuestStart outcome={control} />
+            </div>
+          </section>
+          <div class="studio-columns">
+            <LoginForm outcome={control} onDone={refresh} />
+            <RegisterForm outcome={control} upgrade={false} onDone={refresh} />
+          </div>
+        </>
+      )}
+    </StudioFrame>
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * /share/:token: a preset someone shared (public): its name, voice, speed, format and sample text,
+ * and "Fork to my presets". Without a studio session the page offers "Continue as a guest" first.
+ * An unknown, revoked or expired link says so.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { ApiError } from '../../lib/api.js';
+import { useCredentials } from '../../lib/credentials.js';
+import { messageFor } from '../../lib/messages.js';
+import { day } from './format.js';
+import { OutcomeView, useOutcome } from '../../components/outcome.js';
+import { forkShared, getShared, startGuest, type Preset, type SharedPreset } from './studio-api.js';
+import { useVoices } from './voices.js';
+
+/** Why a link does not open, in words. */
+function unavailable(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.code === 'STUDIO_SHARE_NOT_FOUND' || err.status === 404 || err.status === 422) return 'This share link does not exist. Check that it was copied whole.';
+    if (err.code === 'STUDIO_SHARE_REVOKED') return 'This share link was revoked by its owner.';
+    if (err.code === 'STUDIO_SHARE_EXPIRED') return 'This share link has expired.';
+  }
+  return messageFor(err);
+}
+
+function Shared(props: { token: string; shared: SharedPreset }) {
+  const { studioToken } = useCredentials();
+  const { voices } = useVoices();
+  const [outcome, control] = useOutcome();
+  const [busy, setBusy] = useState(false);
+  const [forked, setForked] = useState<Preset | undefined>();
+  const p = props.shared.preset;
+  const voice = p.voice ? (voices.find((v) => v.id === p.voice)?.name ?? p.voice) : 'Default voice';
+
+  async function fork(asGuest: boolean) {
+    setBusy(true);
+    control.clear();
+    try {
+      if (asGuest) await startGuest();
+      const copy = await forkShared(props.token);
+      setForked(copy);
+      control.ok(`“${copy.name}” is now in your presets.`);
+    } catch (err) {
+      control.fail(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <section class="card" aria-labelledby="shared-name">
+        <h2 id="shared-name">{p.name}</h2>
+        <dl class="studio-facts">
+          <div>
+            <dt>Voice</dt>
+            <dd>{voice}</dd>
+          </div>
+          <div>
+            <dt>Speed</dt>
+            <dd>{p.speed === null ? 'Normal' : `${p.speed}×`}</dd>
+          </div>
+          <div>
+            <dt>Format</dt>
+            <dd>{p.format ?? 'Default'}</dd>
+          </div>
+          <div>
+            <dt>Shared</dt>
+            <dd>{day(props.shared.shared_at)}</dd>
+          </div>
+          <div>
+            <dt>Link expires</dt>
+            <dd>{props.shared.expires_at ? day(props.shared.expires_at) : 'Never'}</dd>
+          </div>
+          <div>
+            <dt>Copies made</dt>
+            <dd>{props.shared.fork_count}</dd>
+          </div>
+          {p.sample_text && (
+            <div class="studio-wide">
+              <dt>Sample text</dt>
+              <dd>{p.sample_text}</dd>
+            </div>
+          )}
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="fork-title">
+        <h2 id="fork-title">Fork to my presets</h2>
+        <OutcomeView outcome={outcome} />
+        {forked ? (
+          <p>
+            <a href="/studio/presets">Open my presets</a> to use or change it.
+          </p>
+        ) : studioToken ? (
+          <div class="actions">
+            <button type="button" disabled={busy} onClick={() => void fork(false)}>
+              Fork to my presets
+            </button>
+          </div>
+        ) : (
+          <>
+            <p class="hint">
+              Copying it needs a studio account. Continue as a guest (you can register later), or <a href="/studio">log in</a> first and come back.
+            </p>
+            <div class="actions">
+              <button type="button" disabled={busy} onClick={() => void fork(true)}>
+                Continue as a guest and fork
+              </button>
+            </div>
+          </>
+        )}
+      </section>
+    </>
+  );
+}
+
+/** The shared preset page. */
+export function SharePage() {
+  const { params } = useRoute();
+  const token = params['token'] ?? '';
+  const [shared, setShared] = useState<SharedPreset | undefined>();
+  const [problem, setProblem] = useState('');
+  useEffect(() => {
+    let stopped = false;
+    setShared(undefined);
+    setProblem('');
+    getShared(token).then(
+      (s) => {
+        if (!stopped) setShared(s);
+      },
+      (err: unknown) => {
+        if (!stopped) setProblem(unavailable(err));
+      },
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [token]);
+  return (
+    <div class="stack studio">
+      <section class="card">
+        <h1>Shared preset</h1>
+        <p class="hint">A voice setup someone shared with you.</p>
+        <p role="alert" class="error">
+          {problem}
+        </p>
+        {!shared && !problem && <p class="hint">Loading the preset…</p>}
+      </section>
+      {shared && <Shared token={token} shared={shared} />}
+    </div>
+  );
+}
