@@ -3,7 +3,8 @@
  * injected server failures on a second facade replica (same database, no scheduler behind it).
  * The dashboard's counts, availability and percentiles are checked against the traffic and the
  * stored SLIs, from both replicas and after a restart; the multi-window burn-rate alerts fire and
- * clear as the SLO clock moves on, and the minimum-traffic guard holds low traffic back.
+ * clear as the SLO clock moves on, and the minimum-traffic guard holds low traffic back. The
+ * dashboard's series puts known good and failed requests in their time buckets.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -34,10 +35,22 @@ interface Figures {
   burn_rate: number;
   latency: { slow: number; served: number; within_threshold: number | null; burn_rate: number };
 }
+interface SeriesPoint {
+  from: string;
+  to: string;
+  requests: number;
+  errors: number;
+  availability: number | null;
+  burn_rate: number | null;
+  p95_ms: number | null;
+  latency: { served: number; slow: number; within_threshold: number | null; burn_rate: number | null };
+}
 interface Dashboard {
   window_minutes: number;
+  to: string;
   overall: Figures;
   endpoints: Figures[];
+  series: { bucket_minutes: number; points: SeriesPoint[] };
 }
 interface Alert {
   name: string;
@@ -73,7 +86,9 @@ describe('SLO engine', { timeout: 60_000 }, () => {
   let p: TestPlatform;
   let replica: RunningFacade;
   let offsetMs = 0;
-  const clock = (): Date => new Date(Date.now() + offsetMs);
+  /** A stopped SLO clock (ms since the epoch), or null for the running one. */
+  let frozenAt: number | null = null;
+  const clock = (): Date => new Date(frozenAt ?? Date.now() + offsetMs);
   const fastClient: number[] = [];
   const slowClient: number[] = [];
 
@@ -287,6 +302,62 @@ describe('SLO engine', { timeout: 60_000 }, () => {
     await drain();
     const a = await alerts(q);
     assert.ok(a.alerts.some((x) => x.name === `availability:page-1h-5m:${ENDPOINT}` && x.state === 'firing'), '10 requests: the page fires');
+  });
+
+  test('dashboard series: known good and bad requests land in their buckets, empty buckets are null', async () => {
+    // A stopped SLO clock, past every window of the earlier traffic: 6 good syntheses (2 slow) at
+    // T, then 3 good and 2 failed 3 minutes later; the dashboard is read 30 s after that.
+    const t = Date.now() + offsetMs + 30 * 24 * 60 * 60_000;
+    frozenAt = t;
+    for (let i = 0; i < 4; i++) await synthesize('Hi.', []);
+    for (let i = 0; i < 2; i++) await synthesize(SLOW_TEXT, []);
+    frozenAt = t + 3 * 60_000;
+    for (let i = 0; i < 3; i++) await synthesize('Hello there.', []);
+    for (let i = 0; i < 2; i++) await failOnReplica();
+    await drain();
+    frozenAt = t + 3 * 60_000 + 30_000;
+    try {
+      const d = await dashboard(p.url, `endpoint=${encodeURIComponent(ENDPOINT)}&window_minutes=10`);
+      assert.equal(d.series.bucket_minutes, 1, 'one-minute buckets over 10 minutes');
+      const points = d.series.points;
+      assert.equal(points.length, 10);
+      assert.equal(points.at(-1)!.to, d.to, 'the last bucket ends at the end of the window');
+      for (const [i, point] of points.entries()) {
+        assert.equal(Date.parse(point.to) - Date.parse(point.from), 60_000);
+        if (i > 0) assert.equal(point.from, points[i - 1]!.to, 'buckets follow each other');
+      }
+      // Bucket 9 (the last) holds the later traffic, bucket 6 (3 minutes before) the first.
+      const late = points[9]!;
+      const early = points[6]!;
+      assert.deepEqual([late.requests, late.errors, late.availability], [5, 2, 3 / 5]);
+      assert.ok(Math.abs(late.burn_rate! - 2 / 5 / (1 - 0.999)) < 1e-6, 'burn rate = error rate / (1 - objective)');
+      assert.deepEqual([early.requests, early.errors, early.availability, early.burn_rate], [6, 0, 1, 0]);
+      assert.deepEqual([early.latency.served, early.latency.slow], [6, 2]);
+      assert.ok(Math.abs(early.latency.burn_rate! - 2 / 6 / 0.05) < 1e-9);
+      for (const [i, point] of points.entries()) {
+        if (i === 6 || i === 9) continue;
+        assert.deepEqual(point, { ...point, requests: 0, errors: 0, availability: null, burn_rate: null, p95_ms: null, latency: { served: 0, slow: 0, within_threshold: null, burn_rate: null } }, `bucket ${i} is empty`);
+      }
+      // p95 of each bucket is that of its stored, served SLIs.
+      for (const point of [early, late]) {
+        const rows = await p.facade.deps.access.database.query<{ latency_ms: number }>(
+          'SELECT latency_ms FROM slo_requests WHERE endpoint = $1 AND ok AND at > $2 AND at <= $3',
+          [ENDPOINT, new Date(point.from), new Date(point.to)],
+        );
+        assert.equal(rows.length, point.latency.served);
+        const expected = percentileCont(rows.map((r) => Number(r.latency_ms)), 0.95);
+        assert.ok(Math.abs(point.p95_ms! - expected) < 0.002, `p95 ${point.p95_ms} vs ${expected}`);
+      }
+      // The buckets add up to the window's figures.
+      assert.equal(points.reduce((n, x) => n + x.requests, 0), d.overall.requests);
+      assert.equal(points.reduce((n, x) => n + x.errors, 0), d.overall.errors);
+      // A day is cut in 5-minute buckets, a week in hours.
+      assert.equal((await dashboard(p.url, 'window_minutes=1440&include_endpoints=false')).series.bucket_minutes, 5);
+      const week = await dashboard(p.url, 'window_minutes=10080&include_endpoints=false');
+      assert.deepEqual([week.series.bucket_minutes, week.series.points.length], [60, 168]);
+    } finally {
+      frozenAt = null;
+    }
   });
 
   test('query bounds: window_minutes 5..10080, include_endpoints boolean, endpoint length', async () => {

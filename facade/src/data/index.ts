@@ -40,7 +40,7 @@ export {
 export { SecretRepository } from './secrets.js';
 export { ReferenceRepository, type NewReference, type ReferenceRecord } from './references.js';
 export { ComplianceRepository, type AbuseAuditEntry, type AbuseReport, type AbuseStatus, type SampleWatermark, type TermsAcceptance } from './compliance.js';
-export { SloRepository, type LatencyThresholds, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
+export { SloRepository, type LatencyThresholds, type SliBucketAggregate, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export {
   StudioRepository,

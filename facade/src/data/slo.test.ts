@@ -37,6 +37,23 @@ for (const backend of databaseBackends()) {
       assert.deepEqual(empty.map((r) => [r.endpoint, r.requests, r.p50Ms]), [[null, 0, null]]);
     });
 
+    it('aggregates per time bucket back from an instant: counts, slow requests and p95 of the served ones', async (t) => {
+      const repo = new SloRepository(await backend.open(t));
+      await repo.insertMany([
+        row({ at: T0, latencyMs: 100 }), // the end instant belongs to bucket 0
+        row({ at: at(299), latencyMs: 300 }),
+        row({ at: at(300), ok: false, status: 503, latencyMs: 1 }), // 5 minutes back exactly: bucket 0's start, so bucket 1
+        row({ at: at(301), endpoint: 'GET /api/health', latencyMs: 60 }),
+        row({ at: at(1000), latencyMs: 9999 }), // past 3 buckets of 5 minutes
+      ]);
+      const buckets = await repo.bucketAggregates(T0, 5, 3, null, thresholds);
+      assert.deepEqual(buckets.map((b) => [b.age, b.requests, b.errors, b.served, b.slow]), [[0, 2, 0, 2, 1], [1, 2, 1, 1, 1]], 'bucket 2 empty and absent');
+      assert.ok(Math.abs(buckets[0]!.p95Ms! - 290) < 1e-9, 'percentile_cont over 100 and 300');
+      assert.equal(buckets[1]!.p95Ms, 60, 'the failure is not a served request');
+      const one = await repo.bucketAggregates(T0, 5, 3, 'GET /api/health', thresholds);
+      assert.deepEqual(one.map((b) => [b.age, b.requests, b.slow]), [[1, 1, 1]]);
+    });
+
     it('counts per endpoint and minute back from an instant, and deletes past a cut-off', async (t) => {
       const repo = new SloRepository(await backend.open(t));
       await repo.insertMany([row({ at: at(1) }), row({ at: at(59) }), row({ at: at(61), ok: false, status: 500 }), row({ at: at(150), latencyMs: 900 }), row({ at: at(301) })]);

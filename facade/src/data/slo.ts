@@ -1,7 +1,8 @@
 /**
  * SLI rows: one per request a facade answered. Written in batches (one statement per batch, the
  * rows travel as one JSON parameter), read back as window aggregates with percentiles for the SLO
- * dashboard and as per-minute counts for burn-rate alerts, deleted past the retention.
+ * dashboard (and per time bucket for its series) and as per-minute counts for burn-rate alerts,
+ * deleted past the retention.
  */
 import type { Database } from '@tts/common/data';
 
@@ -41,6 +42,18 @@ export interface SliWindowAggregate {
   readonly p50Ms: number | null;
   readonly p95Ms: number | null;
   readonly p99Ms: number | null;
+}
+
+/** Aggregates of one time bucket (every endpoint in scope together), `age` buckets before the end. */
+export interface SliBucketAggregate {
+  /** 0 = the bucket that ends at the end instant, 1 = the one before, ... */
+  readonly age: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly served: number;
+  readonly slow: number;
+  /** p95 latency (ms) of the served requests; null when there were none. */
+  readonly p95Ms: number | null;
 }
 
 /** Counts of one endpoint in one minute, `age` minutes before the evaluation instant. */
@@ -107,6 +120,37 @@ export class SloRepository {
       p50Ms: numOrNull(r['p50']),
       p95Ms: numOrNull(r['p95']),
       p99Ms: numOrNull(r['p99']),
+    }));
+  }
+
+  /**
+   * Aggregates per bucket of `bucketMinutes` over the `buckets` buckets before `to` (bucket 0 is
+   * (to - bucketMinutes, to]), every endpoint together or one endpoint. Grouped in the database;
+   * empty buckets are absent.
+   */
+  async bucketAggregates(to: Date, bucketMinutes: number, buckets: number, endpoint: string | null, thresholds: LatencyThresholds): Promise<SliBucketAggregate[]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `WITH t AS (SELECT key AS endpoint, value::double precision AS threshold_ms FROM jsonb_each_text($5::text::jsonb))
+       SELECT floor(extract(epoch FROM ($1::timestamptz - r.at)) / ($2::integer * 60))::integer AS age,
+              count(*)::integer AS requests,
+              count(*) FILTER (WHERE NOT r.ok)::integer AS errors,
+              count(*) FILTER (WHERE r.ok)::integer AS served,
+              count(*) FILTER (WHERE r.ok AND r.latency_ms > COALESCE(t.threshold_ms, $6::double precision))::integer AS slow,
+              percentile_cont(0.95) WITHIN GROUP (ORDER BY r.latency_ms) FILTER (WHERE r.ok) AS p95
+       FROM slo_requests r LEFT JOIN t ON t.endpoint = r.endpoint
+       WHERE r.at > $1::timestamptz - ($2::integer * $3::integer * interval '1 minute') AND r.at <= $1::timestamptz
+         AND ($4::text IS NULL OR r.endpoint = $4::text)
+       GROUP BY 1
+       ORDER BY 1`,
+      [to, bucketMinutes, buckets, endpoint, thresholdsJson(thresholds), thresholds.defaultMs],
+    );
+    return rows.map((r) => ({
+      age: num(r['age']),
+      requests: num(r['requests']),
+      errors: num(r['errors']),
+      served: num(r['served']),
+      slow: num(r['slow']),
+      p95Ms: numOrNull(r['p95']),
     }));
   }
 

@@ -8,6 +8,6 @@ export { CLIENT_CLOSED_STATUS, isServiceFailure, OVERLOAD_CODES, statusOfCode } 
 export { RouteMatcher, type MatchedRoute } from './routes.js';
 export { createSliRecorder, type SliRecorderOptions } from './recorder.js';
 export { burnRate, evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind, type WindowCounts } from './burn-rate.js';
-export { SloService, type SliInput, type SloAlert, type SloAlerts, type SloDashboard, type SloFigures, type SloServiceOptions } from './service.js';
+export { SloService, type SliInput, type SloAlert, type SloAlerts, type SloDashboard, type SloFigures, type SloSeries, type SloSeriesPoint, type SloServiceOptions, seriesBucketMinutes } from './service.js';
 export { alertsView, dashboardView } from './views.js';
 export { sloQuery, SLO_WINDOW, type SloQuery } from './query.js';

@@ -1,13 +1,14 @@
 /**
  * The SLO engine: records one SLI per answered request (through the batching recorder) and
  * computes, from the shared SLI table, the dashboard (requests, errors, availability, latency
- * percentiles, error budget and burn rate over a window, overall and per endpoint) and the
- * multi-window burn-rate alerts. Every replica reads the same rows, so all agree.
+ * percentiles, error budget and burn rate over a window, overall and per endpoint, and per time
+ * bucket over the window) and the multi-window burn-rate alerts. Every replica reads the same
+ * rows, so all agree.
  */
 import { type Database } from '@tts/common/data';
-import { SloRepository, type SliRow, type SliWindowAggregate } from '../data/index.js';
+import { SloRepository, type SliBucketAggregate, type SliRow, type SliWindowAggregate } from '../data/index.js';
 import type { Logger } from '@tts/common';
-import { evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind } from './burn-rate.js';
+import { burnRate, evaluateAlerts, MinuteSeries, type AlertEpisode, type SliKind } from './burn-rate.js';
 import { BURN_RATE_RULES, LATENCY_QUANTILE, latencyThresholds, LONGEST_ALERT_WINDOW_MINUTES, objectiveFor, type BurnRateRule, type Objective, type SloObjectives } from './objectives.js';
 import { createSliRecorder, type SliRecorderOptions } from './recorder.js';
 import type { BatchWriter } from '../data/batch-writer.js';
@@ -49,6 +50,34 @@ export interface SloFigures {
   };
 }
 
+/** The figures of one time bucket of the dashboard's series. */
+export interface SloSeriesPoint {
+  /** Start of the bucket (exclusive). */
+  readonly from: Date;
+  /** End of the bucket (inclusive). */
+  readonly to: Date;
+  readonly requests: number;
+  readonly errors: number;
+  /** Fraction of requests that did not fail; null for a bucket without requests. */
+  readonly availability: number | null;
+  /** Availability burn rate of the bucket; null without requests. */
+  readonly burnRate: number | null;
+  /** p95 latency of the served requests, ms; null without any. */
+  readonly p95Ms: number | null;
+  readonly served: number;
+  readonly slow: number;
+  /** Fraction of served requests within the latency threshold; null without any. */
+  readonly withinThreshold: number | null;
+  /** Latency burn rate of the bucket; null without served requests. */
+  readonly latencyBurnRate: number | null;
+}
+
+/** The dashboard's window cut in equal buckets, oldest first. */
+export interface SloSeries {
+  readonly bucketMinutes: number;
+  readonly points: readonly SloSeriesPoint[];
+}
+
 /** The dashboard of a window. */
 export interface SloDashboard {
   readonly from: Date;
@@ -58,6 +87,8 @@ export interface SloDashboard {
   readonly overall: SloFigures;
   /** Per endpoint with traffic in the window (empty unless asked for). */
   readonly endpoints: readonly SloFigures[];
+  /** The scope's figures per time bucket over the window. */
+  readonly series: SloSeries;
 }
 
 /** One alert: a rule that holds now (firing) or held during the history window (resolved). */
@@ -95,6 +126,17 @@ export interface SloServiceOptions {
 
 const MINUTE_MS = 60_000;
 
+/** Bucket sizes of the series, minutes; the smallest that cuts the window in at most MAX_BUCKETS. */
+const BUCKET_MINUTES = [1, 5, 15, 30, 60, 180, 360] as const;
+/** Most buckets in a series. */
+const MAX_BUCKETS = 300;
+
+/** The bucket size of the series over a window of `windowMinutes`: 1 min up to 5 h, 5 min up to a day, ... */
+export function seriesBucketMinutes(windowMinutes: number): number {
+  // The largest size covers the longest window (7 days in 28 buckets).
+  return BUCKET_MINUTES.find((m) => windowMinutes / m <= MAX_BUCKETS) ?? 360;
+}
+
 /** Records SLIs and computes SLO figures and alerts. */
 export class SloService {
   /** The time used for recording and for windows (replaceable: tests move it forward). */
@@ -129,11 +171,18 @@ export class SloService {
   async dashboard(windowMinutes: number, endpoint: string | null, includeEndpoints: boolean): Promise<SloDashboard> {
     const to = this.clock();
     const from = new Date(to.getTime() - windowMinutes * MINUTE_MS);
-    const rows = await this.repository.windowAggregates(from, to, endpoint, latencyThresholds(this.objectives));
+    const thresholds = latencyThresholds(this.objectives);
+    const bucketMinutes = seriesBucketMinutes(windowMinutes);
+    const buckets = Math.ceil(windowMinutes / bucketMinutes);
+    const [rows, bucketRows] = await Promise.all([
+      this.repository.windowAggregates(from, to, endpoint, thresholds),
+      this.repository.bucketAggregates(to, bucketMinutes, buckets, endpoint, thresholds),
+    ]);
     const total = rows.find((r) => r.endpoint === null);
     const overall = this.figures(total ?? emptyAggregate(), endpoint);
     const endpoints = includeEndpoints ? rows.filter((r) => r.endpoint !== null).map((r) => this.figures(r, r.endpoint)) : [];
-    return { from, to, windowMinutes, endpoint, overall, endpoints };
+    const series = { bucketMinutes, points: seriesPoints(to, bucketMinutes, buckets, bucketRows, objectiveFor(this.objectives, endpoint)) };
+    return { from, to, windowMinutes, endpoint, overall, endpoints, series };
   }
 
   /** Alerts firing now, and those that fired and cleared within the last `windowMinutes`. */
@@ -198,6 +247,30 @@ export class SloService {
       },
     };
   }
+}
+
+/** One point per bucket, oldest first; buckets without rows are empty points (nulls). */
+function seriesPoints(to: Date, bucketMinutes: number, buckets: number, rows: readonly SliBucketAggregate[], objective: Objective): SloSeriesPoint[] {
+  const byAge = new Map(rows.map((r) => [r.age, r]));
+  const points: SloSeriesPoint[] = [];
+  for (let age = buckets - 1; age >= 0; age--) {
+    const r = byAge.get(age) ?? { age, requests: 0, errors: 0, served: 0, slow: 0, p95Ms: null };
+    const end = to.getTime() - age * bucketMinutes * MINUTE_MS;
+    points.push({
+      from: new Date(end - bucketMinutes * MINUTE_MS),
+      to: new Date(end),
+      requests: r.requests,
+      errors: r.errors,
+      availability: r.requests === 0 ? null : (r.requests - r.errors) / r.requests,
+      burnRate: r.requests === 0 ? null : burnRate('availability', r, objective),
+      p95Ms: r.p95Ms,
+      served: r.served,
+      slow: r.slow,
+      withinThreshold: r.served === 0 ? null : (r.served - r.slow) / r.served,
+      latencyBurnRate: r.served === 0 ? null : burnRate('latency', r, objective),
+    });
+  }
+  return points;
 }
 
 function emptyAggregate(): SliWindowAggregate {

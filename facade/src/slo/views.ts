@@ -4,7 +4,7 @@
  */
 import { badAndTotal } from './burn-rate.js';
 import { BURN_RATE_RULES, type Objective } from './objectives.js';
-import type { SloAlert, SloAlerts, SloDashboard, SloFigures } from './service.js';
+import type { SloAlert, SloAlerts, SloDashboard, SloFigures, SloSeries } from './service.js';
 
 const ms = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
 
@@ -34,6 +34,22 @@ function figuresView(f: SloFigures): Record<string, unknown> {
   };
 }
 
+function seriesView(s: SloSeries): Record<string, unknown> {
+  return {
+    bucket_minutes: s.bucketMinutes,
+    points: s.points.map((p) => ({
+      from: p.from.toISOString(),
+      to: p.to.toISOString(),
+      requests: p.requests,
+      errors: p.errors,
+      availability: p.availability,
+      burn_rate: p.burnRate,
+      p95_ms: ms(p.p95Ms),
+      latency: { served: p.served, slow: p.slow, within_threshold: p.withinThreshold, burn_rate: p.latencyBurnRate },
+    })),
+  };
+}
+
 /** GET /api/slo/dashboard body. */
 export function dashboardView(d: SloDashboard): Record<string, unknown> {
   return {
@@ -43,6 +59,7 @@ export function dashboardView(d: SloDashboard): Record<string, unknown> {
     endpoint: d.endpoint,
     overall: figuresView(d.overall),
     endpoints: d.endpoints.map(figuresView),
+    series: seriesView(d.series),
   };
 }
 
