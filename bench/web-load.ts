@@ -62,8 +62,9 @@ try {
       if (m.type() === 'error') errors.push(m.text());
     });
     await page.goto(`${platform.url}/`);
-    await page.waitForFunction('globalThis.__readyAt !== undefined', undefined, { timeout: 30_000 });
-    const ready = (await page.evaluate('globalThis.__readyAt')) as number;
+    // A function, not a string: the page's CSP refuses string evaluation.
+    await page.waitForFunction(() => (globalThis as { __readyAt?: number }).__readyAt !== undefined, undefined, { timeout: 30_000 });
+    const ready = await page.evaluate(() => (globalThis as { __readyAt?: number }).__readyAt ?? NaN);
     await page.waitForLoadState('networkidle');
     const isAsset = (u: string) => !new URL(u).pathname.startsWith('/api/') && !new URL(u).pathname.startsWith('/v1/');
     const assets = sizes.filter((s) => isAsset(s.url));

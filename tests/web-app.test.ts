@@ -40,6 +40,11 @@ describe('web application', () => {
     const res = await fetch(`${p.url}/`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-cache');
+    // A strict policy: every page of the browser tests runs under it, and a violation is a console error there.
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /style-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     const html = await res.text();
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
     assert.doesNotMatch(html, /<style|\sstyle=/, 'no inline style');

@@ -147,7 +147,7 @@ describe('operations pages', { timeout: 300_000 }, () => {
 
     await checkBoth(recorded, 'ops-slo');
     // The charts follow the container down to phone width.
-    await page.waitForFunction('[...document.querySelectorAll(".ops-chart canvas")].every((c) => c.getBoundingClientRect().width <= 375)', undefined, { timeout: 10_000 });
+    await waitFor(async () => (await page.locator('.ops-chart canvas').evaluateAll((cs: { getBoundingClientRect(): { width: number } }[]) => cs.every((c) => c.getBoundingClientRect().width <= 375))), 10_000, 'charts at phone width');
     await page.close();
   });
 
@@ -163,7 +163,7 @@ describe('operations pages', { timeout: 300_000 }, () => {
     assert.match((await page.locator('#queue-facts').textContent()) ?? '', /Queue depth0/);
     const stamp = page.locator('#nodes-updated time');
     const first = await stamp.getAttribute('datetime');
-    await page.waitForFunction(`document.querySelector('#nodes-updated time')?.getAttribute('datetime') !== ${JSON.stringify(first)}`, undefined, { timeout: 20_000 });
+    await waitFor(async () => (await stamp.getAttribute('datetime')) !== first, 20_000, 'a refresh');
     assert.notEqual(await stamp.getAttribute('datetime'), first, 'last updated moved on');
     await checkBoth(recorded, 'ops-nodes');
     await page.close();
@@ -183,14 +183,14 @@ describe('operations pages', { timeout: 300_000 }, () => {
     await page.locator('#logs-announce', { hasText: /new matching line/ }).waitFor({ timeout: 15_000 });
     // A request id filter: only that request's lines (from the tail of the restarted stream).
     await page.getByLabel('Request id').fill(requestId);
-    await page.waitForFunction(
-      `(() => { const items = [...document.querySelectorAll('#log-lines li')]; return items.length > 0 && items.every((li) => li.getAttribute('data-request-id') === ${JSON.stringify(requestId)}); })()`,
-      undefined,
-      { timeout: 30_000 },
-    );
+    const lineIds = () => page.locator('#log-lines li').evaluateAll((items: { getAttribute(name: string): string | null }[]) => items.map((li) => li.getAttribute('data-request-id')));
+    await waitFor(async () => {
+      const ids = await lineIds();
+      return ids.length > 0 && ids.every((id) => id === requestId);
+    }, 30_000, 'only the request\'s lines');
     // warn and above: the info line is hidden.
     await page.getByLabel('Lowest level').selectOption('warn');
-    await page.waitForFunction("document.querySelectorAll('#log-lines li').length === 0 && document.querySelector('#logs-state')?.textContent?.includes('Following')", undefined, { timeout: 30_000 });
+    await waitFor(async () => (await page.locator('#log-lines li').count()) === 0 && ((await page.locator('#logs-state').textContent()) ?? '').includes('Following'), 30_000, 'no line at warn and above');
     assert.equal(await line.count(), 0);
     await page.getByLabel('Lowest level').selectOption('info');
     await line.waitFor({ timeout: 30_000 });

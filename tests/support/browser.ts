@@ -5,13 +5,15 @@
  * for horizontal overflow and keeps a screenshot under data/test-artifacts/web/.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
+let axeText: Promise<string> | undefined;
+const axeSource = (): Promise<string> => (axeText ??= readFile(AXE, 'utf8'));
 
 /** Where screenshots are kept (a CI artifact). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, '..', '..', 'data', 'test-artifacts', 'web');
@@ -46,7 +48,8 @@ export async function openPage(browser: Browser | BrowserContext, url: string, v
 
 /** The serious and critical axe-core violations of the page as it is now. */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.addScriptTag({ path: AXE });
+  // Evaluated through the DevTools protocol: an injected <script> would be refused by the page's CSP.
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(await axeSource());
   // Runs in the page (DOM globals there; this file is compiled without the DOM library).
   const result = await page.evaluate(async () => {
     const g = globalThis as unknown as { axe: { run: (ctx: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> }; document: unknown };

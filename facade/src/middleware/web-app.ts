@@ -28,6 +28,25 @@ export const WEB_PAGES = [
   '/ops/system',
 ];
 
+/**
+ * The page's Content-Security-Policy: scripts, styles, workers and calls from this origin only (no
+ * inline script or style, no eval); audio and images also from blob: URLs the page makes (the
+ * streamed player, recorded clips).
+ */
+export const WEB_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** The router serving the built application from `dir`, or undefined when it is not built. */
 export function webApp(dir: string): Router | undefined {
   const index = path.join(dir, 'index.html');
@@ -36,6 +55,8 @@ export function webApp(dir: string): Router | undefined {
   const page: RequestHandler = (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', WEB_CSP);
+    res.setHeader('Referrer-Policy', 'same-origin');
     res.sendFile(index);
   };
   for (const p of WEB_PAGES) router.get(p, page);
