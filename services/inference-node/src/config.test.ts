@@ -51,4 +51,10 @@ describe('node config: piper and VAD', () => {
     assert.throws(() => loadNodeConfig({ TTS_PIPER_INTRA_OP_THREADS: 'two' }), /TTS_PIPER_INTRA_OP_THREADS/);
     assert.throws(() => loadNodeConfig({ TTS_VAD_TRIM: 'maybe' }), /TTS_VAD_TRIM/);
   });
+
+  it('talks to festival through a pipe by default; the former server transport on request; anything else fails naming the variable', () => {
+    assert.equal(loadNodeConfig({}).festivalTransport, 'pipe');
+    assert.equal(loadNodeConfig({ TTS_FESTIVAL_TRANSPORT: 'server' }).festivalTransport, 'server');
+    assert.throws(() => loadNodeConfig({ TTS_FESTIVAL_TRANSPORT: 'socket' }), /TTS_FESTIVAL_TRANSPORT/);
+  });
 });

@@ -8,9 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
+import type { FestivalTransport } from './engines/festival/index.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
 const GRAPH_OPT_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic', 'extended', 'all'];
+/** Festival transports accepted by TTS_FESTIVAL_TRANSPORT. */
+const FESTIVAL_TRANSPORTS: readonly FestivalTransport[] = ['pipe', 'server'];
 
 /** Configuration of one inference node. */
 export interface NodeConfig {
@@ -35,8 +38,13 @@ export interface NodeConfig {
   readonly defaultVoice: string;
   /** flite worker threads. @default cores (TTS_FLITE_WORKERS) */
   readonly fliteWorkers: number;
-  /** Warm festival server processes. @default 2 (TTS_FESTIVAL_PROCESSES) */
+  /** Warm festival processes. @default 2 (TTS_FESTIVAL_PROCESSES) */
   readonly festivalProcesses: number;
+  /**
+   * How the node talks to festival: "pipe" (stdin/stderr) or "server" (festival's TCP server, the
+   * former transport, up to ~40 ms slower per call; kept for comparison). @default "pipe" (TTS_FESTIVAL_TRANSPORT)
+   */
+  readonly festivalTransport: FestivalTransport;
   /** Requests allowed to wait for an engine slot. @default 256 (TTS_NODE_MAX_QUEUE) */
   readonly maxQueue: number;
   /** Longest text per request. @default 100000 (TTS_NODE_MAX_CHARS) */
@@ -179,6 +187,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
     fliteWorkers: envInt(env, 'TTS_FLITE_WORKERS', availableParallelism(), { min: 1, max: 64 }),
     festivalProcesses: envInt(env, 'TTS_FESTIVAL_PROCESSES', 2, { min: 1, max: 32 }),
+    festivalTransport: envEnum(env, 'TTS_FESTIVAL_TRANSPORT', FESTIVAL_TRANSPORTS, 'pipe'),
     maxQueue: envInt(env, 'TTS_NODE_MAX_QUEUE', 256, { min: 1, max: 100_000 }),
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     warmup: envBool(env, 'TTS_WARMUP', true),

@@ -12,6 +12,7 @@ export type EngineSettings = Pick<
   NodeConfig,
   | 'fliteWorkers'
   | 'festivalProcesses'
+  | 'festivalTransport'
   | 'modelDirs'
   | 'piperProviders'
   | 'piperIntraOpThreads'
@@ -32,7 +33,7 @@ export type EngineSettings = Pick<
 export type EngineFactory = (settings: EngineSettings) => Promise<SynthesisEngine>;
 
 const FACTORIES: Readonly<Record<string, EngineFactory>> = {
-  festival: async (s) => (await import('./festival/index.js')).createFestivalEngine({ processes: s.festivalProcesses }),
+  festival: async (s) => (await import('./festival/index.js')).createFestivalEngine({ processes: s.festivalProcesses, transport: s.festivalTransport }),
   flite: async (s) => (await import('./flite/index.js')).createFliteEngine({ workers: s.fliteWorkers }),
   espeak: async () => (await import('./espeak/index.js')).createEspeakEngine(),
   piper: async (s) => {

@@ -1,17 +1,26 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { rms } from '../../audio/dsp.js';
 import { durationSec, type PcmAudio } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
-import { createFestivalEngine, type FestivalEngine } from './index.js';
+import { createFestivalEngine, type FestivalEngine, type FestivalTransport } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
 import { festivalServers } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
+/** Harvard sentences (list 1): the texts compared across transports. */
+const HARVARD = [
+  'The birch canoe slid on the smooth planks.',
+  'Glue the sheet to the dark blue background.',
+  "It's easy to tell the depth of a well.",
+  'These days a chicken leg is a rare dish.',
+  'Rice is often served in round bowls.',
+];
 const PARAGRAPH =
   'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
   'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
@@ -45,6 +54,18 @@ function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/** The engine's private work directory (TypeScript privates are plain properties at run time). */
+function workDirOf(engine: FestivalEngine): string {
+  const dir = (engine as unknown as { workDir: string | null }).workDir;
+  assert.ok(dir, 'the engine is loaded');
+  return dir;
+}
+
+/** festival's own temporary files (`/tmp/est_<pid>_<n>`) of process `pid`. */
+function estFilesOf(pid: number): string[] {
+  return readdirSync(tmpdir()).filter((f) => f.startsWith(`est_${pid}_`));
+}
+
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -53,7 +74,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
   }
 }
 
-describe('festival engine', () => {
+describe('festival engine (pipe transport, the default)', () => {
   let engine: FestivalEngine;
 
   before(async () => {
@@ -65,7 +86,8 @@ describe('festival engine', () => {
     await engine.close();
   });
 
-  it('serves the SLT HTS voice from two warm processes', () => {
+  it('serves the SLT HTS voice from two warm processes, with a private work directory', () => {
+    assert.equal(statSync(workDirOf(engine)).mode & 0o777, 0o700);
     assert.deepEqual(
       engine.voices().map((v) => [v.id, v.gender, v.language, v.sampleRate]),
       [['festival:slt', 'female', 'en-US', 32_000]],
@@ -107,9 +129,11 @@ describe('festival engine', () => {
     assert.deepEqual(festivalServers(engine).map((p) => p.pid), pids, 'no server quit or was replaced');
   });
 
-  it('runs 8 parallel requests on its servers, all succeeding', async () => {
+  it('runs 8 parallel requests on its processes, all succeeding, and leaves no file behind', async () => {
     const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => synth(engine, { text: `Request number ${i + 1}. ${HELLO}`, voice: 'festival:slt', speed: 1 })));
     for (const a of outs) assert.ok(rms(a.samples) > 0.02 && durationSec(a) > 1);
+    assert.deepEqual(readdirSync(workDirOf(engine)), [], 'every wave file was removed');
+    for (const { pid } of festivalServers(engine)) assert.deepEqual(estFilesOf(pid), [], 'festival wrote no /tmp/est_* file');
   });
 
   it('fails the request of a server killed mid-request and replaces the server', async () => {
@@ -128,6 +152,25 @@ describe('festival engine', () => {
     await waitFor(() => festivalServers(engine).length === 2, 20_000);
     assert.ok(!festivalServers(engine).some((p) => p.pid === victim));
     assert.deepEqual(groupMembers(victim), [], 'the killed server left no process behind');
+  });
+
+  it('replaces a hung process: its request fails after the request timeout', async () => {
+    const hung = createFestivalEngine({ processes: 1, requestTimeoutMs: 3_000 });
+    await hung.load();
+    try {
+      const [proc] = festivalServers(hung);
+      assert.ok(proc);
+      process.kill(proc.pid, 'SIGSTOP');
+      const started = performance.now();
+      await assert.rejects(synth(hung, { text: HELLO, voice: 'festival:slt', speed: 1 }), isTtsError('TTS_ENGINE_FAILED'));
+      assert.ok(performance.now() - started >= 2_900);
+      await waitFor(() => groupMembers(proc.pid).length === 0, 5_000);
+      const audio = await synth(hung, { text: HELLO, voice: 'festival:slt', speed: 1 });
+      assert.ok(rms(audio.samples) > 0.02);
+      assert.ok(!festivalServers(hung).some((p) => p.pid === proc.pid), 'a new process serves');
+    } finally {
+      await hung.close();
+    }
   });
 
   it('rejects a cancelled request before and while it waits', async () => {
@@ -159,16 +202,78 @@ describe('festival engine', () => {
   });
 });
 
-describe('festival engine lifecycle', () => {
-  it('close() kills every server process and its connection children', async () => {
-    const engine = createFestivalEngine({ processes: 1 });
-    await engine.load();
-    const [server] = festivalServers(engine);
-    assert.ok(server);
-    assert.ok(groupMembers(server.pid).length >= 2, 'the server and the child serving our connection');
-    await engine.close();
-    assert.deepEqual(groupMembers(server.pid), []);
+describe('festival transports: same voice, same words', () => {
+  const engines = new Map<FestivalTransport, FestivalEngine>();
+
+  before(async () => {
+    for (const transport of ['pipe', 'server'] as const) {
+      const engine = createFestivalEngine({ processes: 1, transport });
+      await engine.load();
+      engines.set(transport, engine);
+    }
   });
+
+  after(async () => {
+    for (const engine of engines.values()) await engine.close();
+  });
+
+  it('gives sample-identical audio through the pipe and the former server transport', async () => {
+    const inputs = [...HARVARD.map((text) => ({ text, speed: 1 })), { text: HARVARD[0]!, speed: 1.5 }, { text: 'The birch canoe slid on the', speed: 1 }];
+    for (const { text, speed } of inputs) {
+      const before = await synth(engines.get('server')!, { text, voice: 'festival:slt', speed });
+      const after = await synth(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
+      const again = await synth(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
+      assert.equal(after.sampleRate, before.sampleRate);
+      assert.ok(durationSec(before) > 0.5, `${text}: spoken`);
+      assert.equal(after.samples.length, before.samples.length, `${text} at ${speed}x: same length`);
+      assert.deepEqual(after.samples, before.samples, `${text} at ${speed}x: same samples`);
+      assert.deepEqual(again.samples, after.samples, `${text}: deterministic`);
+    }
+  });
+
+  it('starts a short text sooner than the server transport (no delayed ACK), measured interleaved', async (t) => {
+    const times: Record<FestivalTransport, number[]> = { pipe: [], server: [] };
+    for (let i = 0; i < 11; i++) {
+      for (const transport of ['pipe', 'server'] as const) {
+        const started = performance.now();
+        await synth(engines.get(transport)!, { text: 'Hi.', voice: 'festival:slt', speed: 1 });
+        times[transport].push(performance.now() - started);
+      }
+    }
+    const p50 = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [pipe, server] = [p50(times.pipe), p50(times.server)];
+    t.diagnostic(`"Hi." p50: pipe ${pipe.toFixed(1)} ms, server ${server.toFixed(1)} ms`);
+    assert.ok(pipe + 15 < server, `pipe ${pipe} ms vs server ${server} ms`);
+  });
+
+  it('keeps festival\'s own temporary files in the private work directory, and no wave behind', async () => {
+    await synth(engines.get('pipe')!, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    for (const [transport, engine] of engines) {
+      const [proc] = festivalServers(engine);
+      assert.ok(proc);
+      const environ = readFileSync(`/proc/${proc.pid}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes(`TMPDIR=${workDirOf(engine)}`), `${transport}: TMPDIR is the work directory`);
+      assert.deepEqual(estFilesOf(proc.pid), [], `${transport}: no /tmp/est_* file`);
+    }
+    assert.deepEqual(readdirSync(workDirOf(engines.get('pipe')!)), [], 'the pipe transport removed its waves');
+  });
+
+});
+
+describe('festival engine lifecycle', () => {
+  for (const [transport, members] of [['pipe', 1], ['server', 2]] as const) {
+    it(`close() kills every ${transport} process${transport === 'server' ? ' and its connection children' : ''} and removes the work directory`, async () => {
+      const engine = createFestivalEngine({ processes: 1, transport });
+      await engine.load();
+      const dir = workDirOf(engine);
+      const [proc] = festivalServers(engine);
+      assert.ok(proc);
+      assert.ok(groupMembers(proc.pid).length >= members, transport === 'server' ? 'the server and the child serving our connection' : 'the festival process');
+      await engine.close();
+      assert.deepEqual(groupMembers(proc.pid), []);
+      assert.equal(statSync(dir, { throwIfNoEntry: false }), undefined);
+    });
+  }
 
   it('leaves no orphans when its parent process is SIGKILLed', async () => {
     const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
@@ -177,14 +282,14 @@ describe('festival engine lifecycle', () => {
       const { festivalServers } = await import(${JSON.stringify(support)});
       const e = createFestivalEngine({ processes: 1 });
       await e.load();
-      console.log(JSON.stringify(festivalServers(e).map((p) => p.pid)));
+      console.log(JSON.stringify({ pids: festivalServers(e).map((p) => p.pid), dir: e.workDir }));
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--conditions=@tts/source', '--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const pids = await new Promise<number[]>((resolve, reject) => {
+    const { pids, dir } = await new Promise<{ pids: number[]; dir: string }>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        if (out.includes('\n')) resolve(JSON.parse(out.trim()) as number[]);
+        if (out.includes('\n')) resolve(JSON.parse(out.trim()) as { pids: number[]; dir: string });
       });
       child.once('exit', (code) => reject(new Error(`child exited early (${code})`)));
     });
@@ -192,6 +297,9 @@ describe('festival engine lifecycle', () => {
     assert.ok(groupMembers(pids[0]!).length >= 1);
     child.kill('SIGKILL');
     await waitFor(() => groupMembers(pids[0]!).length === 0, 5_000);
+    // Nobody is left to remove the private directory of a SIGKILLed process: it holds no file.
+    assert.deepEqual(readdirSync(dir), []);
+    rmSync(dir, { recursive: true });
   });
 
   it('load() rejects with a clear error when festival is missing', async () => {
@@ -206,9 +314,15 @@ describe('festival engine lifecycle', () => {
     await engine.close();
   });
 
-  it('load() rejects when the voice is not installed', async () => {
-    const engine = createFestivalEngine({ processes: 1, voice: 'no_such_voice' });
-    await assert.rejects(engine.load(), (err: unknown) => err instanceof TtsError && err.code === 'TTS_ENGINE_UNAVAILABLE' && /voice_no_such_voice/.test(err.message));
+  for (const transport of ['pipe', 'server'] as const) {
+    it(`load() rejects when the voice is not installed (${transport})`, async () => {
+      const engine = createFestivalEngine({ processes: 1, voice: 'no_such_voice', transport });
+      await assert.rejects(engine.load(), (err: unknown) => err instanceof TtsError && err.code === 'TTS_ENGINE_UNAVAILABLE' && /voice_no_such_voice/.test(err.message));
+    });
+  }
+
+  it('rejects an unknown transport', () => {
+    assert.throws(() => createFestivalEngine({ transport: 'carrier-pigeon' as FestivalTransport }), RangeError);
   });
 });
 

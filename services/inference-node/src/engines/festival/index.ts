@@ -1,7 +1,8 @@
 /**
- * The festival engine: the Festival 2.5 HTS voice CMU US SLT served by a pool of warm
- * `festival --server` processes on loopback, spoken to over festival's client protocol.
- * Speed is applied natively through hts_engine's speech-rate factor.
+ * The festival engine: the Festival 2.5 HTS voice CMU US SLT served by a pool of warm festival
+ * processes with the voice loaded once, spoken to over stdin/stderr (`pipe`, the default) or over
+ * festival's server protocol on loopback (`server`, kept for comparison). Speed is applied natively
+ * through hts_engine's speech-rate factor.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,20 +11,36 @@ import { TtsError } from '@tts/common';
 import type { EngineInput, EngineOutput, FirstChunkPolicy, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { SlotPool } from '../workers/slot-pool.js';
-import { FestivalServer, findExecutable } from './server.js';
+import type { FestivalProcess, FestivalProcessOptions } from './festival-process.js';
+import { FestivalPipeProcess } from './pipe-process.js';
+import { findExecutable } from './process-group.js';
+import { FestivalServer } from './server.js';
+
+/**
+ * How the engine talks to its festival processes: `pipe` (`festival --pipe`, Scheme on stdin,
+ * waves through files in a private directory) or `server` (`festival --server` on loopback, the
+ * former transport; a reply on a busy connection waits ~40 ms for TCP's delayed ACK). Both give
+ * the same samples.
+ */
+export type FestivalTransport = 'pipe' | 'server';
+
+/** The transports {@link createFestivalEngine} accepts. */
+export const FESTIVAL_TRANSPORTS: readonly FestivalTransport[] = ['pipe', 'server'];
 
 /** Options of {@link createFestivalEngine}. */
 export interface FestivalEngineOptions {
-  /** Warm festival server processes (sentences synthesized in parallel). @default 2 */
+  /** Warm festival processes (sentences synthesized in parallel). @default 2 */
   readonly processes?: number;
   /** Festival voice, loaded with `(voice_<name>)`. @default "cmu_us_slt_arctic_hts" */
   readonly voice?: string;
   /** festival executable. @default "festival" */
   readonly binary?: string;
-  /** Milliseconds a server may take to start and load its voice. @default 60000 */
+  /** Milliseconds a process may take to start and load its voice. @default 60000 */
   readonly startTimeoutMs?: number;
-  /** Milliseconds one sentence may take before its server is considered hung and replaced. @default 120000 */
+  /** Milliseconds one sentence may take before its process is considered hung and replaced. @default 120000 */
   readonly requestTimeoutMs?: number;
+  /** How the engine talks to festival (see {@link FestivalTransport}). @default "pipe" */
+  readonly transport?: FestivalTransport;
 }
 
 /** The festival engine. */
@@ -62,7 +79,7 @@ function describeVoice(voice: string, sampleRate: number): VoiceDescriptor {
 
 class FestivalEngineImpl implements FestivalEngine {
   readonly name = 'festival';
-  readonly description = 'Festival 2.5 (HTS voice) on a pool of warm festival server processes.';
+  readonly description = 'Festival 2.5 (HTS voice) on a pool of warm festival processes.';
   /** hts_engine's rate factor is exact up to 3.5x; beyond, HTS runs out of frames per state. */
   readonly nativeSpeed: SpeedRange = { min: 0.25, max: 3.5 };
   readonly maxBatchSize = 1;
@@ -70,14 +87,15 @@ class FestivalEngineImpl implements FestivalEngine {
   readonly device = 'cpu';
   readonly features: readonly string[] = [];
   /**
-   * Every call costs ~50 ms before the first sample (festival's HTS module loads the voice per
-   * utterance; measured: 3 characters 64 ms, 26 characters 64 ms, 47 characters 129 ms), so a
-   * streamed request starts with at most 32 characters, cut at a word when no clause boundary
-   * fits: the first audio comes in ~70 ms at the price of a phrase break mid-clause.
+   * Festival returns a whole utterance at once and its time grows with the text (pipe transport,
+   * warm: 3 characters ~19 ms, 27 characters ~43 ms, 43 characters ~57 ms), so a streamed request
+   * starts with at most 32 characters, cut at a word when no clause boundary fits: the first audio
+   * comes sooner at the price of a phrase break mid-clause.
    */
   readonly streamingFirstChunk: FirstChunkPolicy = { maxChars: 32, minChars: 12, cutAtWord: true };
   private readonly voice: string;
-  private pool: SlotPool<FestivalServer> | null = null;
+  private readonly transport: FestivalTransport;
+  private pool: SlotPool<FestivalProcess> | null = null;
   private workDir: string | null = null;
   private descriptor: VoiceDescriptor | null = null;
 
@@ -85,6 +103,8 @@ class FestivalEngineImpl implements FestivalEngine {
     this.concurrency = options.processes ?? 2;
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError('festival: processes must be a positive integer');
     this.voice = options.voice ?? DEFAULT_VOICE;
+    this.transport = options.transport ?? 'pipe';
+    if (!FESTIVAL_TRANSPORTS.includes(this.transport)) throw new RangeError(`festival: unknown transport "${String(this.transport)}"`);
     if (!/^[A-Za-z0-9_]+$/.test(this.voice)) throw new RangeError(`festival: invalid voice name "${this.voice}"`);
   }
 
@@ -93,22 +113,20 @@ class FestivalEngineImpl implements FestivalEngine {
     const binary = await findExecutable(this.options.binary ?? 'festival');
     const workDir = await mkdtemp(join(tmpdir(), 'tts-festival-'));
     let sampleRate = 0;
-    const pool = new SlotPool<FestivalServer>({
+    const processOptions: FestivalProcessOptions = {
+      binary,
+      voice: this.voice,
+      workDir,
+      startTimeoutMs: this.options.startTimeoutMs ?? 60_000,
+      requestTimeoutMs: this.options.requestTimeoutMs ?? 120_000,
+    };
+    const pool = new SlotPool<FestivalProcess>({
       name: 'festival',
       size: this.concurrency,
       create: async (onDeath) => {
-        const server = await FestivalServer.start(
-          {
-            binary,
-            voice: this.voice,
-            workDir,
-            startTimeoutMs: this.options.startTimeoutMs ?? 60_000,
-            requestTimeoutMs: this.options.requestTimeoutMs ?? 120_000,
-          },
-          onDeath,
-        );
-        sampleRate = server.sampleRate;
-        return server;
+        const proc = this.transport === 'pipe' ? await FestivalPipeProcess.start(processOptions, onDeath) : await FestivalServer.start(processOptions, onDeath);
+        sampleRate = proc.sampleRate;
+        return proc;
       },
     });
     try {
@@ -152,7 +170,7 @@ class FestivalEngineImpl implements FestivalEngine {
   }
 }
 
-/** Creates the festival engine (call `load()` before use; it starts the server processes). */
+/** Creates the festival engine (call `load()` before use; it starts the festival processes). */
 export function createFestivalEngine(options: FestivalEngineOptions = {}): FestivalEngine {
   return new FestivalEngineImpl(options);
 }

@@ -1,130 +1,30 @@
 /**
- * One warm `festival --server` process and the one client connection the engine keeps to it.
+ * The `server` transport (kept for comparison; the engine defaults to the `pipe` one): one warm
+ * `festival --server` process and the one client connection the engine keeps to it.
  *
- * The process loads the voice from a generated init file before its server starts, so requests pay
- * no start-up cost. Festival forks a child per client connection; the engine keeps one connection
- * per process, so each process synthesizes one sentence at a time. Festival binds every interface
- * (it has no bind-address setting); a per-process random password and the loopback access list keep
- * other hosts and local processes out.
+ * The process loads the voice from a generated init file before its server starts. Festival forks a
+ * child per client connection; the engine keeps one connection per process, so each process
+ * synthesizes one sentence at a time. Festival binds every interface (it has no bind-address
+ * setting); a per-process random password and the loopback access list keep other hosts and local
+ * processes out.
  *
- * No orphans: the process runs in its own process group, killed as a whole on `dispose()`, by an
- * exit hook of this process, and (through `setpriv --pdeathsig`, when installed) by the kernel if
- * this process dies without running its hooks (SIGKILL). The per-connection children exit when the
- * connection closes.
+ * Why it is slower: festival writes each reply as several small writes on a socket without
+ * TCP_NODELAY, so Nagle's algorithm holds the tail of a reply until this side's delayed ACK
+ * (~40 ms on Linux). It also writes each reply to a temporary `est_*` file before sending it
+ * (world-readable: in the private work directory, through TMPDIR). The voice itself stays loaded
+ * between utterances.
+ *
+ * No orphans: see `process-group.ts`. The per-connection children exit when the connection closes.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants, readdirSync, readFileSync } from 'node:fs';
-import { access, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { TtsError } from '@tts/common';
-import type { PoolSlot } from '../workers/slot-pool.js';
+import { forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
+import { synthDefinition, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
-
-/** Options of one festival server. */
-export interface FestivalServerOptions {
-  /** festival executable. */
-  readonly binary: string;
-  /** Festival voice name, e.g. "cmu_us_slt_arctic_hts" (loaded with `(voice_<name>)`). */
-  readonly voice: string;
-  /** Directory for the generated init file. */
-  readonly workDir: string;
-  /** Milliseconds the process may take to start serving. */
-  readonly startTimeoutMs: number;
-  /** Milliseconds one synthesis may take before the process is considered hung and replaced. */
-  readonly requestTimeoutMs: number;
-}
-
-/** Synthesized audio. */
-export interface FestivalAudio {
-  readonly samples: Float32Array;
-  readonly sampleRate: number;
-}
-
-const live = new Set<number>();
-let exitHookInstalled = false;
-
-/** Kills every festival process group this process started, synchronously (for the exit hook). */
-function killAllSync(): void {
-  for (const pid of live) killGroup(pid);
-  live.clear();
-}
-
-/** Live (not zombie) processes of group `pgid`, from /proc; undefined where there is no /proc. */
-function liveGroupMembers(pgid: number): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  let live = 0;
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the parenthesized command: state ppid pgrp ...
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') live++;
-  }
-  return live;
-}
-
-/**
- * Resolves once no process of group `pgid` is running (or after `timeoutMs`). A zombie waiting for
- * init to reap it counts as gone.
- */
-async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const live = liveGroupMembers(pgid);
-    if (live === 0) return;
-    if (live === undefined) {
-      try {
-        process.kill(-pgid, 0);
-      } catch {
-        return;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-/**
- * The path of executable `name` (a path, or a name looked up in PATH). Throws `TTS_ENGINE_UNAVAILABLE`
- * when there is none: through `setpriv`, a missing program would only show up as an exit code.
- */
-export async function findExecutable(name: string): Promise<string> {
-  const candidates = name.includes('/') ? [name] : (process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name));
-  for (const candidate of candidates) {
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: cannot run ${name}: not found or not executable`);
-}
-
-let setprivChecked: boolean | null = null;
-function hasSetpriv(): boolean {
-  setprivChecked ??= spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0;
-  return setprivChecked;
-}
 
 /** A free TCP port on loopback (the OS picks it; festival binds it right after). */
 function freePort(): Promise<number> {
@@ -146,22 +46,16 @@ function initScheme(port: number, password: string, voice: string): string {
     '(set! server_log_file nil)',
     `(set! server_passwd ${schemeString(password)})`,
     `(set! server_access_list '("127.0.0.1" "localhost"))`,
-    `(voice_${voice})`,
-    "(set! tts_platform_hts_params hts_engine_params)",
-    // Speed: HTS voices take hts_engine's frame-rate factor "-r" (Duration_Stretch has no effect on
-    // them); other voices take Duration_Stretch. Utterance does not evaluate its arguments, hence eval.
+    synthDefinition(voice),
     '(define (tts_platform_say text rate)',
-    '  (if (string-equal (Param.get \'Synth_Method) "HTS")',
-    '      (set! hts_engine_params (append tts_platform_hts_params (list (list "-r" rate))))',
-    "      (Parameter.set 'Duration_Stretch (/ 1 rate)))",
-    "  (utt.send.wave.client (utt.synth (eval (list 'Utterance 'Text text))))",
+    '  (utt.send.wave.client (tts_platform_synth text rate))',
     '  nil)',
     '',
   ].join('\n');
 }
 
 /** One warm festival server process with its client connection. */
-export class FestivalServer implements PoolSlot {
+export class FestivalServer implements FestivalProcess {
   private readonly decoder = new FestivalDecoder();
   private readonly replies: FestivalMessage[] = [];
   private waiter: (() => void) | null = null;
@@ -178,7 +72,7 @@ export class FestivalServer implements PoolSlot {
   private constructor(
     private readonly child: ChildProcess,
     private readonly initFile: string,
-    private readonly options: FestivalServerOptions,
+    private readonly options: FestivalProcessOptions,
     private readonly onDeath: (cause: unknown) => void,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -186,17 +80,7 @@ export class FestivalServer implements PoolSlot {
       this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
     });
     child.stdout?.resume();
-    child.once('exit', (code, signal) => {
-      const report = (): void => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`));
-      // Let its last stderr lines arrive first (a connection child may hold the pipe open, hence the cap).
-      const stderr = child.stderr;
-      if (!stderr || stderr.readableEnded) return report();
-      const timer = setTimeout(report, 50);
-      stderr.once('end', () => {
-        clearTimeout(timer);
-        report();
-      });
-    });
+    onExit(child, (code, signal) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`)));
   }
 
   /** Process id of the festival server (its process group id too). */
@@ -208,7 +92,7 @@ export class FestivalServer implements PoolSlot {
    * Starts a server, connects, and warms it up with one synthesis. `onDeath` fires if it dies later.
    * Retries with another port when the chosen one was taken before festival could bind it.
    */
-  static async start(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
+  static async start(options: FestivalProcessOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await FestivalServer.startOnce(options, onDeath);
@@ -219,26 +103,17 @@ export class FestivalServer implements PoolSlot {
     }
   }
 
-  private static async startOnce(options: FestivalServerOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
+  private static async startOnce(options: FestivalProcessOptions, onDeath: (cause: unknown) => void): Promise<FestivalServer> {
     const port = await freePort();
     const password = randomBytes(16).toString('hex');
     const initFile = join(options.workDir, `server-${port}-${randomBytes(4).toString('hex')}.scm`);
     await writeFile(initFile, initScheme(port, password, options.voice), { mode: 0o600 });
-    const args = ['--server', initFile];
-    const [command, argv] = hasSetpriv() ? ['setpriv', ['--pdeathsig', 'KILL', '--', options.binary, ...args]] : [options.binary, args];
-    const child = spawn(command, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const spawned = await new Promise<Error | null>((resolve) => {
-      child.once('spawn', () => resolve(null));
-      child.once('error', (err) => resolve(err));
-    });
-    if (spawned || child.pid === undefined) {
+    let child: ChildProcess;
+    try {
+      child = await spawnGroup(options.binary, ['--server', initFile], ['ignore', 'pipe', 'pipe'], options.workDir);
+    } catch (err) {
       await rm(initFile, { force: true });
-      throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: cannot run ${options.binary}: ${spawned?.message ?? 'no pid'}`, { cause: spawned });
-    }
-    live.add(child.pid);
-    if (!exitHookInstalled) {
-      exitHookInstalled = true;
-      process.once('exit', killAllSync);
+      throw err;
     }
     const server = new FestivalServer(child, initFile, options, onDeath);
     try {
@@ -357,7 +232,7 @@ export class FestivalServer implements PoolSlot {
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
     // The child serving our connection is killed with the group but reaped by init, maybe later.
     if (this.child.pid !== undefined) await groupGone(this.child.pid, 2000);
-    if (this.child.pid !== undefined) live.delete(this.child.pid);
+    if (this.child.pid !== undefined) forgetGroup(this.child.pid);
     await rm(this.initFile, { force: true });
   }
 }

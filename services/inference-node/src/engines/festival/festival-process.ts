@@ -1,0 +1,53 @@
+/**
+ * What every warm festival process offers the engine, whichever way it is spoken to (`pipe` or
+ * `server` transport), and the Scheme both run to synthesize, so both give the same audio.
+ */
+import type { PoolSlot } from '../workers/slot-pool.js';
+
+/** Options of one warm festival process. */
+export interface FestivalProcessOptions {
+  /** festival executable. */
+  readonly binary: string;
+  /** Festival voice name, e.g. "cmu_us_slt_arctic_hts" (loaded with `(voice_<name>)`). */
+  readonly voice: string;
+  /** Private (0700) directory for the process's files (init file, waves); the engine removes it. */
+  readonly workDir: string;
+  /** Milliseconds the process may take to start and load its voice. */
+  readonly startTimeoutMs: number;
+  /** Milliseconds one synthesis may take before the process is considered hung and replaced. */
+  readonly requestTimeoutMs: number;
+}
+
+/** Synthesized audio. */
+export interface FestivalAudio {
+  readonly samples: Float32Array;
+  readonly sampleRate: number;
+}
+
+/** One warm festival process with its voice loaded; synthesizes one text at a time. */
+export interface FestivalProcess extends PoolSlot {
+  /** Process id of the festival process (its process group id too). */
+  readonly pid: number;
+  /** Output rate of the voice, known after the warm-up synthesis. */
+  readonly sampleRate: number;
+  /** Synthesizes `text` at `rate` (1 = normal). */
+  synthesize(text: string, rate: number): Promise<FestivalAudio>;
+}
+
+/**
+ * Scheme that loads `voice` and defines `(tts_platform_synth text rate)`, returning the synthesized
+ * utterance. Speed: HTS voices take hts_engine's frame-rate factor "-r" (Duration_Stretch has no
+ * effect on them); other voices take Duration_Stretch. `Utterance` does not evaluate its
+ * arguments, hence `eval`.
+ */
+export function synthDefinition(voice: string): string {
+  return [
+    `(voice_${voice})`,
+    '(set! tts_platform_hts_params hts_engine_params)',
+    '(define (tts_platform_synth text rate)',
+    '  (if (string-equal (Param.get \'Synth_Method) "HTS")',
+    '      (set! hts_engine_params (append tts_platform_hts_params (list (list "-r" rate))))',
+    "      (Parameter.set 'Duration_Stretch (/ 1 rate)))",
+    "  (utt.synth (eval (list 'Utterance 'Text text))))",
+  ].join('\n');
+}
