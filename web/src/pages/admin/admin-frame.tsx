@@ -2,13 +2,14 @@
 import type { ComponentChildren } from 'preact';
 import { SubNav } from '../../components/sub-nav.js';
 
-/** The administration pages; the last two need the administrator key. */
+/** The administration pages; the last three need the administrator key (cleanup lives with the operations pages). */
 const LINKS = [
   ['/admin', 'VIP requests'],
   ['/admin/users', 'Users'],
   ['/admin/reports', 'Abuse reports'],
   ['/admin/keys', 'API keys (admin key)'],
   ['/admin/hub', 'Hub token (admin key)'],
+  ['/ops/system', 'Cleanup (admin key)'],
 ] as const;
 
 /** A page of the administration area: the heading card, then the page's own cards. */
