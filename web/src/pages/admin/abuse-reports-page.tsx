@@ -9,6 +9,7 @@ import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { when, words } from './format.js';
+import { Fact } from '../../components/fact.js';
 
 /** The statuses (AbuseStatus) and the moves allowed from each (AbuseReportStatusUpdate). */
 const STATUSES: readonly AbuseStatus[] = ['open', 'reviewing', 'actioned', 'dismissed'];
@@ -18,38 +19,18 @@ function ReportFacts(props: { report: AbuseReport }) {
   const r = props.report;
   return (
     <dl class="admin-facts">
-      <div>
-        <dt>Filed</dt>
-        <dd>{when(r.created_at)}</dd>
-      </div>
-      <div>
-        <dt>Updated</dt>
-        <dd>{when(r.updated_at)}</dd>
-      </div>
-      <div>
-        <dt>Reporter contact</dt>
-        <dd>{r.reporter_contact ?? '—'}</dd>
-      </div>
-      <div>
-        <dt>Request named</dt>
-        <dd>{r.request_id ?? '—'}</dd>
-      </div>
-      <div>
-        <dt>Evidence</dt>
-        <dd>{r.evidence_url ? <a href={r.evidence_url} rel="noopener noreferrer nofollow" target="_blank">{r.evidence_url}</a> : '—'}</dd>
-      </div>
+      <Fact term="Filed">{when(r.created_at)}</Fact>
+      <Fact term="Updated">{when(r.updated_at)}</Fact>
+      <Fact term="Reporter contact">{r.reporter_contact ?? '—'}</Fact>
+      <Fact term="Request named">{r.request_id ?? '—'}</Fact>
+      <Fact term="Evidence">{r.evidence_url ? <a href={r.evidence_url} rel="noopener noreferrer nofollow" target="_blank">{r.evidence_url}</a> : '—'}</Fact>
       <div>
         <dt>Watermark</dt>
         <dd>
           {r.watermark_detected === null ? 'no sample' : r.watermark_detected ? `found${r.watermark?.confidence !== undefined ? ` (confidence ${r.watermark.confidence.toFixed(2)})` : ''}` : 'not found'}
         </dd>
       </div>
-      {r.linked_request_id && (
-        <div>
-          <dt>Request in the watermark</dt>
-          <dd>{r.linked_request_id}</dd>
-        </div>
-      )}
+      {r.linked_request_id && <Fact term="Request in the watermark">{r.linked_request_id}</Fact>}
       {r.sample && (
         <div>
           <dt>Sample</dt>

@@ -10,6 +10,7 @@ import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
 import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { count, when } from './format.js';
+import { Fact } from '../../components/fact.js';
 
 /** The key as the list keeps it: its secret stays only in the one-time view. */
 function withoutSecret(k: ApiKeyCreated): ApiKey {
@@ -296,26 +297,11 @@ function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeCo
           <dt>Prefix</dt>
           <dd class="admin-mono">{k.prefix}</dd>
         </div>
-        <div>
-          <dt>Daily characters</dt>
-          <dd>{k.daily_char_quota == null ? 'tier default' : count(k.daily_char_quota)}</dd>
-        </div>
-        <div>
-          <dt>Monthly characters</dt>
-          <dd>{k.monthly_char_quota == null ? 'tier default' : count(k.monthly_char_quota)}</dd>
-        </div>
-        <div>
-          <dt>Requests per minute</dt>
-          <dd>{rateText(k, props.tiers.find((t) => t.name === k.tier))}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>{when(k.created_at)}</dd>
-        </div>
-        <div>
-          <dt>Changed</dt>
-          <dd>{when(k.updated_at)}</dd>
-        </div>
+        <Fact term="Daily characters">{k.daily_char_quota == null ? 'tier default' : count(k.daily_char_quota)}</Fact>
+        <Fact term="Monthly characters">{k.monthly_char_quota == null ? 'tier default' : count(k.monthly_char_quota)}</Fact>
+        <Fact term="Requests per minute">{rateText(k, props.tiers.find((t) => t.name === k.tier))}</Fact>
+        <Fact term="Created">{when(k.created_at)}</Fact>
+        <Fact term="Changed">{when(k.updated_at)}</Fact>
       </dl>
       <div class="actions">
         <button type="button" class="secondary" aria-expanded={editing} aria-controls={`edit-${k.key_id}-form`} aria-label={`Edit key ${k.name}`} onClick={() => setEditing(!editing)}>

@@ -10,6 +10,7 @@ import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { when } from './format.js';
+import { Fact } from '../../components/fact.js';
 
 /** What the hub said, in words. */
 function verdict(v: { valid?: boolean | null; account?: string | null; error_code?: string | null }): string {
@@ -24,28 +25,11 @@ function StatusFacts(props: { status: HubTokenStatus }) {
   const s = props.status;
   return (
     <dl class="admin-facts">
-      <div>
-        <dt>Token</dt>
-        <dd>{s.configured ? <span class="admin-mono">{s.masked}</span> : 'not set'}</dd>
-      </div>
-      <div>
-        <dt>Set</dt>
-        <dd>{when(s.set_at)}</dd>
-      </div>
-      <div>
-        <dt>Hub</dt>
-        <dd>{s.hub_url}</dd>
-      </div>
-      {s.configured && (
-        <div>
-          <dt>Readable</dt>
-          <dd>{s.decryptable === false ? 'no: encrypted under another key, set it again' : 'yes'}</dd>
-        </div>
-      )}
-      <div>
-        <dt>Last check</dt>
-        <dd>{s.last_validation?.at ? `${when(s.last_validation.at)}: ${verdict(s.last_validation)}` : 'never'}</dd>
-      </div>
+      <Fact term="Token">{s.configured ? <span class="admin-mono">{s.masked}</span> : 'not set'}</Fact>
+      <Fact term="Set">{when(s.set_at)}</Fact>
+      <Fact term="Hub">{s.hub_url}</Fact>
+      {s.configured && <Fact term="Readable">{s.decryptable === false ? 'no: encrypted under another key, set it again' : 'yes'}</Fact>}
+      <Fact term="Last check">{s.last_validation?.at ? `${when(s.last_validation.at)}: ${verdict(s.last_validation)}` : 'never'}</Fact>
     </dl>
   );
 }

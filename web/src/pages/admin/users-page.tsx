@@ -9,6 +9,7 @@ import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { when, who } from './format.js';
+import { Fact } from '../../components/fact.js';
 
 type Show = 'all' | 'vip' | 'admin' | 'disabled' | 'guest';
 
@@ -177,30 +178,12 @@ function UserItem(props: { auth: AdminAuth; user: StudioUser; out: OutcomeContro
         {user.disabled && <span class="badge">disabled</span>}
       </h3>
       <dl class="admin-facts">
-        <div>
-          <dt>Kind</dt>
-          <dd>{user.kind}</dd>
-        </div>
-        <div>
-          <dt>E-mail</dt>
-          <dd>{user.email ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>VIP until</dt>
-          <dd>{user.vip ? when(user.vip_until) : 'not VIP'}</dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>{when(user.created_at)}</dd>
-        </div>
-        <div>
-          <dt>Last sign-in</dt>
-          <dd>{when(user.last_login_at)}</dd>
-        </div>
-        <div>
-          <dt>Id</dt>
-          <dd>{user.user_id}</dd>
-        </div>
+        <Fact term="Kind">{user.kind}</Fact>
+        <Fact term="E-mail">{user.email ?? '—'}</Fact>
+        <Fact term="VIP until">{user.vip ? when(user.vip_until) : 'not VIP'}</Fact>
+        <Fact term="Created">{when(user.created_at)}</Fact>
+        <Fact term="Last sign-in">{when(user.last_login_at)}</Fact>
+        <Fact term="Id">{user.user_id}</Fact>
       </dl>
       <div class="actions">
         <button type="button" class="secondary" aria-expanded={open} aria-controls={`user-${user.user_id}-controls`} aria-label={`${open ? 'Close' : 'Manage'} ${name}`} onClick={() => setOpen(!open)}>

@@ -9,6 +9,7 @@ import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { when, who, words } from './format.js';
+import { Fact } from '../../components/fact.js';
 
 /** The status filter: '' is every request, waiting ones first. */
 type Filter = '' | VipStatus;
@@ -31,10 +32,7 @@ function SlipFindings(props: { slip: Readonly<Record<string, unknown>> }) {
   const facts = SLIP_FIELDS.filter((k) => props.slip[k] !== undefined && props.slip[k] !== null);
   if (facts.length === 0) return null;
   return (
-    <div>
-      <dt>Slip findings</dt>
-      <dd>{facts.map((k) => `${words(k)}: ${String(props.slip[k])}`).join(' · ')}</dd>
-    </div>
+    <Fact term="Slip findings">{facts.map((k) => `${words(k)}: ${String(props.slip[k])}`).join(' · ')}</Fact>
   );
 }
 
@@ -48,32 +46,12 @@ function RequestItem(props: { row: VipRequest; user: StudioUser | undefined; bus
         <span class="badge">{words(row.status)}</span>
       </h3>
       <dl class="admin-facts">
-        <div>
-          <dt>Plan</dt>
-          <dd>{row.plan_id}</dd>
-        </div>
-        <div>
-          <dt>Source</dt>
-          <dd>{row.source === 'slip' ? 'Bank-transfer slip' : 'Manual request'}</dd>
-        </div>
-        <div>
-          <dt>Expected amount</dt>
-          <dd>{row.expected_amount ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>Filed</dt>
-          <dd>{when(row.created_at)}</dd>
-        </div>
-        <div>
-          <dt>Reason</dt>
-          <dd>{words(row.reason)}</dd>
-        </div>
-        {row.message && (
-          <div>
-            <dt>Message</dt>
-            <dd>{row.message}</dd>
-          </div>
-        )}
+        <Fact term="Plan">{row.plan_id}</Fact>
+        <Fact term="Source">{row.source === 'slip' ? 'Bank-transfer slip' : 'Manual request'}</Fact>
+        <Fact term="Expected amount">{row.expected_amount ?? '—'}</Fact>
+        <Fact term="Filed">{when(row.created_at)}</Fact>
+        <Fact term="Reason">{words(row.reason)}</Fact>
+        {row.message && <Fact term="Message">{row.message}</Fact>}
         {row.slip && <SlipFindings slip={row.slip} />}
         {row.status !== 'pending_review' && (
           <div>
@@ -84,12 +62,7 @@ function RequestItem(props: { row: VipRequest; user: StudioUser | undefined; bus
             </dd>
           </div>
         )}
-        {row.vip_until && (
-          <div>
-            <dt>VIP granted until</dt>
-            <dd>{when(row.vip_until)}</dd>
-          </div>
-        )}
+        {row.vip_until && <Fact term="VIP granted until">{when(row.vip_until)}</Fact>}
       </dl>
       {row.status === 'pending_review' && (
         <div class="actions">

@@ -8,6 +8,7 @@ import { count, decimal, duration } from './format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { queueStatus, systemInfo, type QueueStatus, type SystemInfo } from './ops-api.js';
 import { usePolling } from './use-polling.js';
+import { Fact } from '../../components/fact.js';
 
 /** How often the page refreshes, ms. */
 const REFRESH_MS = 3000;
@@ -47,14 +48,8 @@ function NodesContent() {
                 <span class={data.queue.status === 'ok' ? 'ok' : data.queue.status === 'degraded' ? 'warn' : 'error'}>{data.queue.status}</span>
               </dd>
             </div>
-            <div>
-              <dt>Queue depth</dt>
-              <dd>{count(data.queue.queue_depth)}</dd>
-            </div>
-            <div>
-              <dt>Running</dt>
-              <dd>{count(data.queue.running)}</dd>
-            </div>
+            <Fact term="Queue depth">{count(data.queue.queue_depth)}</Fact>
+            <Fact term="Running">{count(data.queue.running)}</Fact>
             <div>
               <dt>Nodes ready</dt>
               <dd>
@@ -62,10 +57,7 @@ function NodesContent() {
                 {data.queue.nodes_total !== undefined ? ` of ${count(data.queue.nodes_total)}` : ''}
               </dd>
             </div>
-            <div>
-              <dt>Wait estimate</dt>
-              <dd>{data.queue.eta_seconds === null || data.queue.eta_seconds === undefined ? '—' : duration(data.queue.eta_seconds)}</dd>
-            </div>
+            <Fact term="Wait estimate">{data.queue.eta_seconds === null || data.queue.eta_seconds === undefined ? '—' : duration(data.queue.eta_seconds)}</Fact>
           </dl>
         )}
       </section>

@@ -9,6 +9,7 @@ import { messageFor } from '../../lib/messages.js';
 import { bytes, count, decimal, duration, when, words } from './format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { cleanupConfig, runCleanup, systemInfo, type CleanupConfig, type CleanupReport, type SystemInfo } from './ops-api.js';
+import { Fact } from '../../components/fact.js';
 
 /** The system page. */
 export function SystemPage() {
@@ -45,10 +46,7 @@ function Info(props: { info: SystemInfo }) {
               pid {info.process.pid}, Node.js {info.process.node}, {info.process.platform}/{info.process.arch}, {info.process.cpus} CPUs
             </dd>
           </div>
-          <div>
-            <dt>Load average</dt>
-            <dd>{info.process.load_average.map((l) => decimal(l, 2)).join(' / ')}</dd>
-          </div>
+          <Fact term="Load average">{info.process.load_average.map((l) => decimal(l, 2)).join(' / ')}</Fact>
           <div>
             <dt>Memory</dt>
             <dd>
@@ -103,26 +101,14 @@ function Info(props: { info: SystemInfo }) {
               {s.database.kind}, schema <span class="ops-mono">{s.database.schema}</span>, {bytes(s.database.size_bytes)}
             </dd>
           </div>
-          <div>
-            <dt>Key-value store</dt>
-            <dd>{s.kv.kind}</dd>
-          </div>
+          <Fact term="Key-value store">{s.kv.kind}</Fact>
           <div>
             <dt>Data folder</dt>
             <dd class="ops-mono">{s.data_dir.path}</dd>
           </div>
-          <div>
-            <dt>Audio artifacts</dt>
-            <dd>{s.data_dir.artifacts ? `${count(s.data_dir.artifacts.files)} files, ${bytes(s.data_dir.artifacts.bytes)}` : 'none'}</dd>
-          </div>
-          <div>
-            <dt>Disk</dt>
-            <dd>{s.data_dir.disk ? `${bytes(s.data_dir.disk.free_bytes)} free of ${bytes(s.data_dir.disk.total_bytes)}` : '—'}</dd>
-          </div>
-          <div>
-            <dt>SLI rows</dt>
-            <dd>{s.slo_requests ? `${count(s.slo_requests.rows)}, oldest ${when(s.slo_requests.oldest)}` : '—'}</dd>
-          </div>
+          <Fact term="Audio artifacts">{s.data_dir.artifacts ? `${count(s.data_dir.artifacts.files)} files, ${bytes(s.data_dir.artifacts.bytes)}` : 'none'}</Fact>
+          <Fact term="Disk">{s.data_dir.disk ? `${bytes(s.data_dir.disk.free_bytes)} free of ${bytes(s.data_dir.disk.total_bytes)}` : '—'}</Fact>
+          <Fact term="SLI rows">{s.slo_requests ? `${count(s.slo_requests.rows)}, oldest ${when(s.slo_requests.oldest)}` : '—'}</Fact>
         </dl>
       </section>
     </>

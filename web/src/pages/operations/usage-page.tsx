@@ -9,6 +9,7 @@ import { Chart } from './chart.js';
 import { count, decimal, words } from './format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { costDashboard, usageSummary, type CostDashboard, type UsageSummary } from './ops-api.js';
+import { Fact } from '../../components/fact.js';
 
 const DAY_MS = 86_400_000;
 /** A UTC day as YYYY-MM-DD. */
@@ -124,18 +125,9 @@ function UsageContent() {
                   {count(data.summary.totals.requests)} ({count(data.summary.totals.failed_requests)} failed)
                 </dd>
               </div>
-              <div>
-                <dt>Characters</dt>
-                <dd>{count(data.summary.totals.characters)}</dd>
-              </div>
-              <div>
-                <dt>Audio</dt>
-                <dd>{decimal(data.summary.totals.audio_seconds, 1)} s</dd>
-              </div>
-              <div>
-                <dt>Cost</dt>
-                <dd>{decimal(cost.totals.cost_usd, 4)} USD</dd>
-              </div>
+              <Fact term="Characters">{count(data.summary.totals.characters)}</Fact>
+              <Fact term="Audio">{decimal(data.summary.totals.audio_seconds, 1)} s</Fact>
+              <Fact term="Cost">{decimal(cost.totals.cost_usd, 4)} USD</Fact>
             </dl>
           </section>
           <section class="card ops-chart-card" aria-labelledby="usage-daily">

@@ -10,6 +10,7 @@ import { count, day, when } from './format.js';
 import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { StudioFrame } from './studio-frame.js';
 import { getMe, logOut, type StudioMe } from './studio-api.js';
+import { Fact } from '../../components/fact.js';
 
 const TIERS: Readonly<Record<string, string>> = { studio_guest: 'Guest', studio_member: 'Member', studio_vip: 'VIP' };
 
@@ -17,18 +18,9 @@ function Usage(props: { me: StudioMe }) {
   const s = props.me.synthesis;
   return (
     <dl class="studio-facts">
-      <div>
-        <dt>Tier</dt>
-        <dd>{TIERS[s.tier] ?? s.tier}</dd>
-      </div>
-      <div>
-        <dt>Requests per minute</dt>
-        <dd>{count(s.rate_per_minute)}</dd>
-      </div>
-      <div>
-        <dt>Longest text</dt>
-        <dd>{count(s.max_text_length)} characters</dd>
-      </div>
+      <Fact term="Tier">{TIERS[s.tier] ?? s.tier}</Fact>
+      <Fact term="Requests per minute">{count(s.rate_per_minute)}</Fact>
+      <Fact term="Longest text">{count(s.max_text_length)} characters</Fact>
       <div>
         <dt>Characters today</dt>
         <dd>
@@ -72,28 +64,14 @@ function Profile(props: { me: StudioMe; outcome: OutcomeControl }) {
         Signed in as <span class="studio-name">{name}</span>
       </h2>
       <dl class="studio-facts">
-        <div>
-          <dt>Account</dt>
-          <dd>{user.kind === 'guest' ? 'Guest (no password yet)' : 'Registered'}</dd>
-        </div>
-        {user.email && (
-          <div>
-            <dt>Email</dt>
-            <dd>{user.email}</dd>
-          </div>
-        )}
-        <div>
-          <dt>Role</dt>
-          <dd>{user.role === 'admin' ? 'Administrator' : 'User'}</dd>
-        </div>
+        <Fact term="Account">{user.kind === 'guest' ? 'Guest (no password yet)' : 'Registered'}</Fact>
+        {user.email && <Fact term="Email">{user.email}</Fact>}
+        <Fact term="Role">{user.role === 'admin' ? 'Administrator' : 'User'}</Fact>
         <div>
           <dt>VIP</dt>
           <dd class="studio-vip-status">{user.vip ? `VIP until ${day(user.vip_until)}` : 'Not VIP'}</dd>
         </div>
-        <div>
-          <dt>Session ends</dt>
-          <dd>{when(props.me.session.expires_at)}</dd>
-        </div>
+        <Fact term="Session ends">{when(props.me.session.expires_at)}</Fact>
       </dl>
       <h3>Synthesis</h3>
       <Usage me={props.me} />

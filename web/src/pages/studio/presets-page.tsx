@@ -11,6 +11,7 @@ import { SharesTable } from './shares-table.js';
 import { SignedOut, StudioFrame } from './studio-frame.js';
 import { createPreset, deletePreset, listPresets, listShares, revokeShare, sharePreset, updatePreset, type Preset, type PresetFields, type Share } from './studio-api.js';
 import { useVoices } from './voices.js';
+import { Fact } from '../../components/fact.js';
 
 /** How long a new share link lives; 0: until revoked. */
 const EXPIRIES = [
@@ -29,18 +30,9 @@ function PresetItem(props: { preset: Preset; voiceName: string; busy: boolean; c
         {p.forked_from && <span class="badge">Copied from a share</span>}
       </h3>
       <dl class="studio-facts">
-        <div>
-          <dt>Voice</dt>
-          <dd>{props.voiceName}</dd>
-        </div>
-        <div>
-          <dt>Speed</dt>
-          <dd>{p.speed === null ? 'Normal' : `${p.speed}×`}</dd>
-        </div>
-        <div>
-          <dt>Format</dt>
-          <dd>{p.format ?? 'Default'}</dd>
-        </div>
+        <Fact term="Voice">{props.voiceName}</Fact>
+        <Fact term="Speed">{p.speed === null ? 'Normal' : `${p.speed}×`}</Fact>
+        <Fact term="Format">{p.format ?? 'Default'}</Fact>
         {p.sample_text && (
           <div class="studio-wide">
             <dt>Sample text</dt>

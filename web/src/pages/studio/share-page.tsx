@@ -12,6 +12,7 @@ import { day } from './format.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { forkShared, getShared, startGuest, type Preset, type SharedPreset } from './studio-api.js';
 import { useVoices } from './voices.js';
+import { Fact } from '../../components/fact.js';
 
 /** Why a link does not open, in words. */
 function unavailable(err: unknown): string {
@@ -52,30 +53,12 @@ function Shared(props: { token: string; shared: SharedPreset }) {
       <section class="card" aria-labelledby="shared-name">
         <h2 id="shared-name">{p.name}</h2>
         <dl class="studio-facts">
-          <div>
-            <dt>Voice</dt>
-            <dd>{voice}</dd>
-          </div>
-          <div>
-            <dt>Speed</dt>
-            <dd>{p.speed === null ? 'Normal' : `${p.speed}×`}</dd>
-          </div>
-          <div>
-            <dt>Format</dt>
-            <dd>{p.format ?? 'Default'}</dd>
-          </div>
-          <div>
-            <dt>Shared</dt>
-            <dd>{day(props.shared.shared_at)}</dd>
-          </div>
-          <div>
-            <dt>Link expires</dt>
-            <dd>{props.shared.expires_at ? day(props.shared.expires_at) : 'Never'}</dd>
-          </div>
-          <div>
-            <dt>Copies made</dt>
-            <dd>{props.shared.fork_count}</dd>
-          </div>
+          <Fact term="Voice">{voice}</Fact>
+          <Fact term="Speed">{p.speed === null ? 'Normal' : `${p.speed}×`}</Fact>
+          <Fact term="Format">{p.format ?? 'Default'}</Fact>
+          <Fact term="Shared">{day(props.shared.shared_at)}</Fact>
+          <Fact term="Link expires">{props.shared.expires_at ? day(props.shared.expires_at) : 'Never'}</Fact>
+          <Fact term="Copies made">{props.shared.fork_count}</Fact>
           {p.sample_text && (
             <div class="studio-wide">
               <dt>Sample text</dt>
