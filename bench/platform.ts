@@ -13,6 +13,8 @@ import { nodeArgsFor } from '@tts/common';
 export interface LaunchedPlatform {
   readonly url: string;
   readonly schedulerAddress: string;
+  /** Process id of the launcher (its descendants are the platform's processes). */
+  readonly pid: number;
   readonly agent: http.Agent;
   /** API keys of the benchmark's simulated clients (each key is limited to 360 calls per minute). */
   readonly apiKeys: readonly string[];
@@ -39,6 +41,9 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
     child.once('exit', () => reject(new Error(`launcher exited: ${out.slice(-2000)}`)));
   });
   child.stdout!.resume();
+  // The launcher names the scheduler's address in its ready line: "unix:/..." (the default) or host:port.
+  const readyLine = out.split('\n').find((l) => l.includes('"platform ready"')) ?? '';
+  const schedulerAddress = (/"scheduler":"([^"]+)"/.exec(readyLine)?.[1]) ?? `127.0.0.1:${schedulerPort}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const url = `http://127.0.0.1:${port}`;
   const apiKeys: string[] = [];
@@ -48,7 +53,8 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
   }
   return {
     url,
-    schedulerAddress: `127.0.0.1:${schedulerPort}`,
+    schedulerAddress,
+    pid: child.pid!,
     agent,
     apiKeys,
     async stop() {

@@ -19,7 +19,7 @@ export interface FacadeConfig {
   readonly port: number;
   /** Interface to listen on. @default "0.0.0.0" (HOST) */
   readonly host: string;
-  /** Scheduler gRPC address. @default "127.0.0.1:50051" (SCHEDULER_ADDRESS) */
+  /** Scheduler gRPC address: host:port, or "unix:/path" for a Unix domain socket. @default "127.0.0.1:50051" (SCHEDULER_ADDRESS) */
   readonly schedulerAddress: string;
   /** Deadline of one synchronous synthesis, ms. @default 120000 (TTS_REQUEST_TIMEOUT_MS) */
   readonly requestTimeoutMs: number;

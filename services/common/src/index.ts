@@ -8,6 +8,7 @@ export { ConfigError, envLogLevel, envBool, envEnum, envInt, envList, envNumber,
 export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
+export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';
 export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';

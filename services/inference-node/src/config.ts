@@ -25,9 +25,14 @@ export interface NodeConfig {
   readonly host: string;
   /** gRPC port; 0 picks a free one. @default 50061 (NODE_GRPC_PORT) */
   readonly port: number;
-  /** Address announced to the scheduler; default host:port. (NODE_ADVERTISE_ADDRESS) */
+  /**
+   * Listen on this Unix domain socket file (made 0600, in a directory made 0700) instead of
+   * host:port, and announce "unix:<path>". The launcher sets it on one machine. (NODE_GRPC_SOCKET)
+   */
+  readonly socketPath: string | undefined;
+  /** Address announced to the scheduler; default host:port, or "unix:<path>" with NODE_GRPC_SOCKET. (NODE_ADVERTISE_ADDRESS) */
   readonly advertiseAddress: string | undefined;
-  /** Scheduler to register with; none = standalone. (SCHEDULER_ADDRESS) */
+  /** Scheduler to register with (host:port or "unix:/path"); none = standalone. (SCHEDULER_ADDRESS) */
   readonly schedulerAddress: string | undefined;
   /**
    * Engines to load, in voice-resolution priority order; `piper` is loadable when listed (it needs
@@ -181,6 +186,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     nodeId: envString(env, 'NODE_ID', `node-${hostname()}-${process.pid}`),
     host: envString(env, 'NODE_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'NODE_GRPC_PORT', 50061, { min: 0, max: 65535 }),
+    socketPath: envOptional(env, 'NODE_GRPC_SOCKET'),
     advertiseAddress: envOptional(env, 'NODE_ADVERTISE_ADDRESS'),
     schedulerAddress: envOptional(env, 'SCHEDULER_ADDRESS'),
     engines: Object.freeze(envList(env, 'TTS_ENGINES', ['festival', 'flite', 'espeak'])),

@@ -103,6 +103,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     grpc = await startGrpcServer({
       host: config.host,
       port: config.port,
+      socketPath: config.socketPath,
       services: [
         { definition: SynthesizerService, implementation: impl, name: 'tts.v1.Synthesizer' },
         { definition: AudioAnalyzerService, implementation: audioAnalyzer(ctx), name: 'tts.v1.AudioAnalyzer' },

@@ -1,21 +1,35 @@
 /**
  * One-command start on one machine: the scheduler, TTS_NODES inference nodes and the facade as
- * separate processes talking real gRPC over loopback. Ctrl-C / SIGTERM stops them in order.
+ * separate processes talking real gRPC, over Unix domain sockets by default (TCP on loopback with
+ * TTS_INTERNAL_TRANSPORT=tcp). Ctrl-C / SIGTERM stops them in order.
  */
-import { createLogger, setLogLevel } from '@tts/common';
+import { rmdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { createLogger, ensurePrivateDir, setLogLevel, unixAddress } from '@tts/common';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
 const logger = createLogger('launcher');
 const config = loadLauncherConfig();
 setLogLevel(config.logLevel);
-const schedulerAddress = `${config.internalHost}:${config.schedulerPort}`;
+const unix = config.internalTransport === 'unix';
+const schedulerSocket = path.join(config.socketDir, 'scheduler.sock');
+const nodeSocket = (i: number): string => path.join(config.socketDir, `node-${i + 1}.sock`);
+if (unix) ensurePrivateDir(config.socketDir);
+const schedulerAddress = unix ? unixAddress(schedulerSocket) : `${config.internalHost}:${config.schedulerPort}`;
 const base = { ...process.env };
+// The children's listening settings come from the launcher alone.
+delete base['SCHEDULER_GRPC_SOCKET'];
+delete base['NODE_GRPC_SOCKET'];
+/** Where the scheduler listens: its socket file, or TTS_INTERNAL_HOST:SCHEDULER_GRPC_PORT. */
+const schedulerListen: NodeJS.ProcessEnv = unix ? { SCHEDULER_GRPC_SOCKET: schedulerSocket } : { SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort) };
+/** Where node i listens (and what it announces): its socket file, or a free port on TTS_INTERNAL_HOST. */
+const nodeListen = (i: number): NodeJS.ProcessEnv => (unix ? { NODE_GRPC_SOCKET: nodeSocket(i) } : { NODE_GRPC_HOST: config.internalHost, NODE_GRPC_PORT: '0' });
 /** METRICS_PORT of the n-th child (0 facade, 1 scheduler, 1 + i node i): one Prometheus port each, or 0 (off) for all. */
 const metricsPort = (n: number): string => String(config.metricsPort === 0 ? 0 : config.metricsPort + n);
 
 const scheduler = new Supervised(
-  { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, SCHEDULER_GRPC_HOST: config.internalHost, SCHEDULER_GRPC_PORT: String(config.schedulerPort), METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
+  { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, ...schedulerListen, METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
   logger,
 );
 const nodes = Array.from({ length: config.nodes }, (_, i) =>
@@ -23,7 +37,7 @@ const nodes = Array.from({ length: config.nodes }, (_, i) =>
     {
       name: `node-${i + 1}`,
       entry: '@tts/inference-node/main',
-      env: { ...base, NODE_ID: base['NODE_ID'] ?? `node-${i + 1}`, NODE_GRPC_HOST: config.internalHost, NODE_GRPC_PORT: '0', SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(2 + i) },
+      env: { ...base, NODE_ID: base['NODE_ID'] ?? `node-${i + 1}`, ...nodeListen(i), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(2 + i) },
       readyLine: '"registered with scheduler"',
     },
     logger,
@@ -42,8 +56,18 @@ async function shutdown(signal: string): Promise<void> {
   await facade.stop(config.shutdownGraceMs);
   await Promise.all(nodes.map((n) => n.stop(config.shutdownGraceMs)));
   await scheduler.stop(config.shutdownGraceMs);
+  if (unix) removeSockets();
   logger.info('platform stopped');
   process.exit(0);
+}
+/** Removes the socket files a killed child left behind, and their directory when nothing else is in it. */
+function removeSockets(): void {
+  for (const file of [schedulerSocket, ...nodes.map((_, i) => nodeSocket(i))]) rmSync(file, { force: true });
+  try {
+    rmdirSync(config.socketDir);
+  } catch {
+    // not empty (a file the launcher did not make) or already gone: left as it is
+  }
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -53,4 +77,4 @@ await scheduler.ready;
 for (const n of nodes) n.start();
 facade.start();
 await Promise.all([facade.ready, ...nodes.map((n) => n.ready)]);
-logger.info('platform ready', { url: `http://127.0.0.1:${config.port}`, nodes: config.nodes, health: `http://127.0.0.1:${config.port}/api/health` });
+logger.info('platform ready', { url: `http://127.0.0.1:${config.port}`, nodes: config.nodes, internal_transport: config.internalTransport, scheduler: schedulerAddress, health: `http://127.0.0.1:${config.port}/api/health` });

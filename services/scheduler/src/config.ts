@@ -19,6 +19,11 @@ export interface SchedulerConfig {
   readonly host: string;
   /** @default 50051 (SCHEDULER_GRPC_PORT) */
   readonly port: number;
+  /**
+   * Listen on this Unix domain socket file (made 0600, in a directory made 0700) instead of
+   * host:port; clients dial "unix:<path>". The launcher sets it on one machine. (SCHEDULER_GRPC_SOCKET)
+   */
+  readonly socketPath: string | undefined;
   /** How nodes are chosen, for synchronous requests and jobs. @default "least-loaded" (SCHEDULER_ROUTING) */
   readonly routing: RoutingPolicyName;
   /**
@@ -84,6 +89,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
     logLevel: envLogLevel(env),
     host: envString(env, 'SCHEDULER_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 0, max: 65535 }),
+    socketPath: envOptional(env, 'SCHEDULER_GRPC_SOCKET'),
     routing: envEnum(env, 'SCHEDULER_ROUTING', ROUTING_POLICIES, 'least-loaded'),
     discovery,
     staticNodes,

@@ -79,6 +79,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
     grpc = await startGrpcServer({
       host: config.host,
       port: config.port,
+      socketPath: config.socketPath,
       services: [{ definition: SchedulerService, implementation: impl, name: 'tts.v1.Scheduler' }],
     });
   } catch (err) {

@@ -1,9 +1,11 @@
 /**
- * Starts a gRPC server with the standard grpc.health.v1 service on it, on a given port (0 = any).
+ * Starts a gRPC server with the standard grpc.health.v1 service on it, on a given port (0 = any)
+ * or on a Unix domain socket file (processes sharing one machine).
  */
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { instrumentService } from '../telemetry/grpc.js';
+import { prepareSocketPath, removeSocket, restrictSocket, unixAddress } from './unix-socket.js';
 
 /** One service to serve. */
 export interface ServiceBinding {
@@ -16,7 +18,9 @@ export interface ServiceBinding {
 /** A running gRPC server. */
 export interface RunningGrpcServer {
   readonly server: Server;
+  /** TCP port listened on; 0 on a Unix domain socket. */
   readonly port: number;
+  /** Address clients dial: "host:port", or "unix:/path" on a socket file. */
   readonly address: string;
   /** Sets the health status of every served service and of the server as a whole (""). */
   setServing(status: ServingStatus): void;
@@ -30,6 +34,11 @@ export interface GrpcServerOptions {
   readonly host?: string;
   /** @default 0 (any free port) */
   readonly port?: number;
+  /**
+   * Listen on this Unix domain socket file instead of host:port: its directory is made private
+   * (0700), a stale file replaced, the socket restricted to its owner (0600) and removed on stop.
+   */
+  readonly socketPath?: string;
   readonly services: readonly ServiceBinding[];
   /** Status the health service starts with. @default "SERVING" */
   readonly initialStatus?: ServingStatus;
@@ -52,14 +61,19 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   // Each call runs in its caller's trace context, inside a server span (telemetry/grpc.ts).
   for (const s of options.services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const host = options.host ?? '127.0.0.1';
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  const socketPath = options.socketPath;
+  if (socketPath !== undefined) await prepareSocketPath(socketPath);
+  const target = socketPath !== undefined ? unixAddress(socketPath) : `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 0}`;
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(target, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
+  if (socketPath !== undefined) restrictSocket(socketPath);
+  const port = socketPath !== undefined ? 0 : bound;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     server,
     port,
-    address: `${displayHost}:${port}`,
+    address: socketPath !== undefined ? target : `${displayHost}:${port}`,
     setServing(status) {
       for (const name of Object.keys(statusMap)) health.setStatus(name, status);
     },
@@ -76,6 +90,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
           resolve();
         });
       });
+      if (socketPath !== undefined) removeSocket(socketPath);
     },
   };
 }
