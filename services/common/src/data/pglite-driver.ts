@@ -5,17 +5,40 @@
  * - shared (tests): several Databases, each on its own schema, share one PGlite (starting one
  *   takes seconds); every operation then runs in a transaction that pins its search_path.
  */
-import { mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { access, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { quoteSchema, type Row, type SqlParam } from './database.js';
 import type { Driver, DriverTx } from './driver.js';
+
+/** Creates the database cluster in `dir` and exits: run in a child process by `initdbApart`. */
+const INITDB_SCRIPT = 'const { PGlite } = await import(process.argv[1]); const pg = await PGlite.create({ dataDir: process.argv[2] }); await pg.close();';
+
+/**
+ * Creates a new database cluster in `dir` in a short-lived Node.js process. initdb in this process
+ * would leave ~450 MB of WebAssembly memory behind (its own instance, freed only by a major GC, if
+ * ever); a process that exits returns all of it. Rejects with the child's last stderr on failure.
+ */
+async function initdbApart(dir: string): Promise<void> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, import.meta.resolve('@electric-sql/pglite'), dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`PGlite initdb in ${dir} failed (${signal ?? `code ${code}`}): ${stderr.trim()}`);
+}
 
 /** Starts a PGlite instance under `${dataDir}/pglite`, or in memory when `dataDir` is undefined. */
 export async function startPglite(dataDir: string | undefined): Promise<PGlite> {
   if (dataDir === undefined) return PGlite.create();
   const dir = join(dataDir, 'pglite');
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  const exists = await access(join(dir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) await initdbApart(dir);
   return PGlite.create({ dataDir: dir });
 }
 

@@ -16,7 +16,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
 import { synthDefinition, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
-import { forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
+import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
 import { parseRiffWave, schemeString } from './protocol.js';
 
 /** A reply line of the process. */
@@ -79,7 +79,7 @@ export class FestivalPipeProcess implements FestivalProcess {
 
   /** Starts a process, loads the voice, and warms it up with one synthesis. `onDeath` fires if it dies later. */
   static async start(options: FestivalProcessOptions, onDeath: (cause: unknown) => void): Promise<FestivalPipeProcess> {
-    const child = await spawnGroup(options.binary, ['--pipe'], ['pipe', 'pipe', 'pipe'], options.workDir);
+    const child = await spawnGroup(options.binary, ['--heap', String(FESTIVAL_HEAP_CELLS), '--pipe'], ['pipe', 'pipe', 'pipe'], options.workDir);
     const nonce = randomBytes(8).toString('hex');
     const proc = new FestivalPipeProcess(child, nonce, options, onDeath);
     try {

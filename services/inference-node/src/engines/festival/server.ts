@@ -22,7 +22,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
-import { forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
+import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
 import { synthDefinition, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
 
@@ -110,7 +110,7 @@ export class FestivalServer implements FestivalProcess {
     await writeFile(initFile, initScheme(port, password, options.voice), { mode: 0o600 });
     let child: ChildProcess;
     try {
-      child = await spawnGroup(options.binary, ['--server', initFile], ['ignore', 'pipe', 'pipe'], options.workDir);
+      child = await spawnGroup(options.binary, ['--heap', String(FESTIVAL_HEAP_CELLS), '--server', initFile], ['ignore', 'pipe', 'pipe'], options.workDir);
     } catch (err) {
       await rm(initFile, { force: true });
       throw err;
