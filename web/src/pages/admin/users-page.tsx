@@ -10,6 +10,7 @@ import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { when, who } from './format.js';
 import { Fact } from '../../components/fact.js';
+import { SelectField } from '../../components/select-field.js';
 
 type Show = 'all' | 'vip' | 'admin' | 'disabled' | 'guest';
 
@@ -223,16 +224,7 @@ function UserList(props: { auth: AdminAuth }) {
           <label for="user-search">Search</label>
           <input id="user-search" type="search" placeholder="Name, e-mail or id" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
         </div>
-        <div class="field">
-          <label for="user-show">Show</label>
-          <select id="user-show" value={show} onChange={(e) => setShow(e.currentTarget.value as Show)}>
-            {SHOW.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="user-show" label="Show" value={show} options={SHOW} onChange={(v) => setShow(v as Show)} />
         <button type="button" class="secondary" onClick={() => void load()}>
           Refresh
         </button>

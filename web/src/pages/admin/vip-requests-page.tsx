@@ -10,6 +10,7 @@ import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { when, who, words } from './format.js';
 import { Fact } from '../../components/fact.js';
+import { SelectField } from '../../components/select-field.js';
 
 /** The status filter: '' is every request, waiting ones first. */
 type Filter = '' | VipStatus;
@@ -117,16 +118,7 @@ function VipQueue(props: { auth: AdminAuth }) {
     <section class="card" aria-labelledby="vip-queue">
       <h2 id="vip-queue">Queue</h2>
       <div class="row admin-toolbar">
-        <div class="field">
-          <label for="vip-filter">Status</label>
-          <select id="vip-filter" value={filter} onChange={(e) => setFilter(e.currentTarget.value as Filter)}>
-            {FILTERS.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="vip-filter" label="Status" value={filter} options={FILTERS} onChange={(v) => setFilter(v as Filter)} />
         <button type="button" class="secondary" onClick={() => void load()}>
           Refresh
         </button>
