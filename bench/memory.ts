@@ -9,7 +9,7 @@
  * Runs embedded (no DATABASE_URL / REDIS_URL) and with TEST_DATABASE_URL / TEST_REDIS_URL (skipped
  * with a note when those servers do not answer). Writes bench/results/memory.json.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, freshPrefix, freshSchemaName } from '@tts/common/testing';
 import { openDatabase } from '@tts/common/data';
 import { launchPlatform, post, type LaunchedPlatform } from './platform.js';
+import { processTree, smapsRollup } from './process-tree.js';
 import { load, r, summary } from './support.js';
 
 const REQUESTS = Number(process.env['BENCH_MEMORY_REQUESTS'] ?? 10_000);
@@ -51,32 +52,6 @@ interface ProcessMemory {
   array_buffers_mb?: number;
 }
 
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `root` and all its descendants. */
-function tree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const ppid = parentOf(Number(name));
-    if (ppid !== undefined) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-  }
-  const out: number[] = [];
-  const visit = (pid: number): void => {
-    out.push(pid);
-    for (const c of children.get(pid) ?? []) visit(c);
-  };
-  visit(root);
-  return out;
-}
-
 function roleOf(pid: number): string {
   const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   for (const [needle, role] of [['launcher', 'launcher'], ['scheduler', 'scheduler'], ['inference-node', 'node'], ['facade', 'facade'], ['esbuild', 'esbuild (tsx)'], ['festival', 'festival']] as const) {
@@ -85,23 +60,14 @@ function roleOf(pid: number): string {
   return cmd.slice(0, 60);
 }
 
-function rollup(pid: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').split('\n')) {
-    const m = /^(\w+):\s+(\d+) kB/.exec(line);
-    if (m) out[m[1]!] = Number(m[2]) / 1024;
-  }
-  return out;
-}
-
 /** PSS of the launcher's tree, per process, with each Node.js process's own report. */
 async function measure(p: LaunchedPlatform, reportDir: string): Promise<{ total_pss_mb: number; total_rss_mb: number; processes: ProcessMemory[] }> {
   await sleep(2000); // let in-flight work and timers settle
-  const pids = tree(p.pid);
+  const pids = processTree(p.pid);
   const processes: ProcessMemory[] = [];
   for (const pid of pids) {
     try {
-      const m = rollup(pid);
+      const m = smapsRollup(pid);
       processes.push({ pid, role: roleOf(pid), pss_mb: r(m['Pss'] ?? 0, 1), rss_mb: r(m['Rss'] ?? 0, 1), pss_anon_mb: r(m['Pss_Anon'] ?? 0, 1), pss_file_mb: r(m['Pss_File'] ?? 0, 1) });
     } catch {
       // exited between listing and reading

@@ -3,14 +3,22 @@
 # dependencies (offline-safe for onnxruntime-node), code generation and build.
 #   scripts/setup.sh              platform set-up
 #   scripts/setup.sh --for-tests  also PostgreSQL and Redis servers for the integration tests
+#   scripts/setup.sh --for-bench  also wrk, the load generator of `npm run bench saturation`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNTIME_PACKAGES=(ffmpeg libmp3lame0 libopus0 libogg0 libflac12 flite libflite1 flite1-dev espeak-ng libespeak-ng1 libespeak-ng-dev festival festvox-us-slt-hts)
 TEST_PACKAGES=(postgresql redis-server chromium)
+BENCH_PACKAGES=(wrk)
 
 packages=("${RUNTIME_PACKAGES[@]}")
-if [[ "${1:-}" == "--for-tests" ]]; then packages+=("${TEST_PACKAGES[@]}"); fi
+for arg in "$@"; do
+  case "$arg" in
+    --for-tests) packages+=("${TEST_PACKAGES[@]}") ;;
+    --for-bench) packages+=("${BENCH_PACKAGES[@]}") ;;
+    *) echo "unknown option: $arg (expected --for-tests and/or --for-bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,13 +4,13 @@
  * by PATCH, null = its tier's default) is what the limiter enforces and what the RateLimit-*
  * headers show; the api_key profile's 360/min stays the default; out-of-range values are refused
  * with 422 VALIDATION_FAILED; with two replicas, a change reaches the other one within its
- * identity cache time.
+ * identity cache time; tiers take the rates an administrator configures (TTS_TIER_RATE_PER_MINUTE).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { freshPrefix, freshSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '@tts/common/testing';
-import { start as startFacade, type RunningFacade } from '@tts/facade';
+import { start as startFacade, type FacadeConfig, type RunningFacade } from '@tts/facade';
 import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 /** An API key as GET /api/auth/keys lists it. */
@@ -177,22 +177,55 @@ function suite(label: string, embedded: boolean): void {
     });
 
     if (!embedded) {
+      /** A second facade on the same PostgreSQL schema and Redis prefix. */
+      const startReplica = (options: Partial<FacadeConfig>): Promise<RunningFacade> =>
+        startFacade({
+          host: '127.0.0.1',
+          port: 0,
+          schedulerAddress: p.scheduler.address,
+          databaseUrl: TEST_DATABASE_URL,
+          dbSchema: schema,
+          redisUrl: TEST_REDIS_URL,
+          kvPrefix: prefix,
+          adminKey: p.adminKey,
+          hubTokenKey,
+          hubUrl: 'http://127.0.0.1:9',
+          ...options,
+        });
+
+      test('an administrator gives tiers their own rates (TTS_TIER_RATE_PER_MINUTE): keys of the tier follow it, a key\'s own limit still wins', async () => {
+        let replica: RunningFacade | undefined;
+        try {
+          replica = await startReplica({ tierRates: { pro: 1200, free: 4 } });
+          const tiers = (await (await fetch(`${replica.url}/api/auth/tiers`)).json()) as { tiers: { name: string; rate_per_minute: number }[] };
+          assert.deepEqual(
+            tiers.tiers.map((t) => [t.name, t.rate_per_minute]),
+            [['free', 4], ['pro', 1200], ['enterprise', 360]],
+          );
+          const pro = await p.createKey({ name: 'pro-tier', tier: 'pro' });
+          const first = await call(pro.apiKey, replica.url);
+          assert.equal(first.status, 200);
+          assert.equal(first.headers.get('ratelimit-limit'), '1200');
+          assert.equal(first.headers.get('ratelimit-policy'), '1200;w=60');
+          const statuses: number[] = [];
+          for (let i = 0; i < 400; i += 40) statuses.push(...(await Promise.all(Array.from({ length: 40 }, async () => (await call(pro.apiKey, replica!.url)).status))));
+          assert.deepEqual([...new Set(statuses)], [200], 'above 360 a minute for the tier');
+          const free = await p.createKey({ name: 'free-tier', tier: 'free' });
+          for (let i = 0; i < 4; i++) assert.equal((await call(free.apiKey, replica.url)).status, 200, `free call ${i + 1}`);
+          const over = await call(free.apiKey, replica.url);
+          assert.equal(over.status, 429);
+          assert.equal(over.headers.get('ratelimit-limit'), '4');
+          const own = await p.createKey({ name: 'pro-own', tier: 'pro', rate_limit_per_minute: 7 });
+          assert.equal((await call(own.apiKey, replica.url)).headers.get('ratelimit-limit'), '7');
+        } finally {
+          await replica?.stop(2000);
+        }
+      });
+
       test('another replica applies a change within its identity cache time (one window in Redis)', async () => {
         let replica: RunningFacade | undefined;
         try {
-          replica = await startFacade({
-            host: '127.0.0.1',
-            port: 0,
-            schedulerAddress: p.scheduler.address,
-            databaseUrl: TEST_DATABASE_URL,
-            dbSchema: schema,
-            redisUrl: TEST_REDIS_URL,
-            kvPrefix: prefix,
-            adminKey: p.adminKey,
-            hubTokenKey,
-            hubUrl: 'http://127.0.0.1:9',
-            identityCacheMs: 300,
-          });
+          replica = await startReplica({ identityCacheMs: 300 });
           const { keyId, apiKey } = await p.createKey({ name: 'replicated', rate_limit_per_minute: 5 });
           const first = await call(apiKey, replica.url);
           assert.equal(first.headers.get('ratelimit-limit'), '5');

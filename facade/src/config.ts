@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
-import { parseAuthMode, type AuthMode } from './identity/index.js';
+import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
@@ -49,6 +49,12 @@ export interface FacadeConfig {
   readonly adminKey: string | undefined;
   /** HMAC key of the anti-bot challenge; unset = generated once and shared through the database. (TTS_CHALLENGE_SECRET) */
   readonly challengeSecret: string | undefined;
+  /**
+   * Calls per minute of the keys of a tier, by tier name: `pro=1200,enterprise=6000` (integers from 1
+   * to 100000, above or below the api_key profile's 360). A key's own `rate_limit_per_minute` still
+   * overrides its tier's. @default none: every tier at 360 (TTS_TIER_RATE_PER_MINUTE)
+   */
+  readonly tierRates: Readonly<Record<string, number>>;
   /** Leading zero bits the proof of work needs. @default 18 (TTS_CHALLENGE_DIFFICULTY) */
   readonly challengeDifficulty: number;
   /** PostgreSQL schema of the facade's tables. @default "public" (TTS_DB_SCHEMA) */
@@ -133,6 +139,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     authMode: parseAuthMode(envOptional(env, 'TTS_AUTH_MODE')),
     adminKey: envOptional(env, 'TTS_ADMIN_KEY'),
     challengeSecret: envOptional(env, 'TTS_CHALLENGE_SECRET'),
+    tierRates: parseTierRates(envOptional(env, TIER_RATE_VARIABLE)),
     challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),
     dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),

@@ -21,6 +21,7 @@ import {
   loadChallengeSecret,
   QuotaService,
   RateLimitService,
+  TierTable,
   UsageRecorder,
   UsageService,
 } from '../identity/index.js';
@@ -30,6 +31,8 @@ export interface AccessServices {
   readonly database: Database;
   readonly kv: Kv;
   readonly apiKeys: ApiKeyService;
+  /** The API key tiers with their configured rates (TTS_TIER_RATE_PER_MINUTE). */
+  readonly tiers: TierTable;
   readonly admin: AdminKeyVerifier;
   readonly authenticator: Authenticator;
   readonly challenge: ChallengeService;
@@ -64,7 +67,8 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
   const studioRepo = new StudioRepository(database);
   // Embedded, this facade is the database's only writer, so its caches can live longer.
   const identityCacheMs = config.identityCacheMs ?? (embedded ? 60_000 : 2000);
-  const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs });
+  const tiers = new TierTable(config.tierRates);
+  const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs, tiers });
   const challenge = new ChallengeService({
     secret: await loadChallengeSecret({ envValue: config.challengeSecret, secrets: new SecretRepository(database) }),
     kv,
@@ -84,12 +88,13 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
     database,
     kv,
     apiKeys,
+    tiers,
     admin: new AdminKeyVerifier(admin.key),
     authenticator: new Authenticator({ mode: config.authMode, apiKeys, challenge }),
     challenge,
     rateLimits: new RateLimitService(kv.rateLimiter),
     quotas,
-    usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder }),
+    usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder, tiers }),
     audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs }),
     studio: new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger }),
     studioRepo,

@@ -10,7 +10,8 @@ import type { ApiKeyRecord, ApiKeyRepository } from '../data/index.js';
 import { TtsError } from '@tts/common';
 import { randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
 import { effectiveRatePerMinute, isValidRatePerMinute, MAX_RATE_PER_MINUTE, MIN_RATE_PER_MINUTE } from './rate-limits.js';
-import { DEFAULT_TIER, requireTier, tierOfKey, type Tier } from './tiers.js';
+import { TierTable } from './tier-table.js';
+import { DEFAULT_TIER, type Tier } from './tiers.js';
 
 /** Header carrying an API key (lower-case, as Node exposes request headers). */
 export const API_KEY_HEADER = 'x-api-key';
@@ -94,6 +95,8 @@ export interface AuthenticatedKey {
 /** Options of `ApiKeyService`. */
 export interface ApiKeyServiceOptions {
   readonly repository: ApiKeyRepository;
+  /** The tiers keys may be given, with their configured rates. @default the built-in tiers */
+  readonly tiers?: TierTable;
   /**
    * How long a looked-up key is reused without asking the database, in milliseconds. Updates made
    * through this service take effect at once on this replica; on other replicas after at most this
@@ -154,6 +157,7 @@ export class ApiKeyService {
   private readonly staleReuseMs: number;
   private readonly cacheMaxEntries: number;
   private readonly now: () => number;
+  private readonly tiers: TierTable;
   private readonly cache = new Map<string, CachedCredential>();
   /** Keys being read from the database. */
   private readonly reading = new Map<string, Promise<CachedCredential | undefined>>();
@@ -166,6 +170,7 @@ export class ApiKeyService {
     this.staleReuseMs = this.cacheTtlMs > 0 ? (options.staleReuseMs ?? 30_000) : 0;
     this.cacheMaxEntries = options.cacheMaxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.tiers = options.tiers ?? new TierTable();
   }
 
   /**
@@ -174,7 +179,7 @@ export class ApiKeyService {
    */
   async create(input: CreateApiKeyInput): Promise<CreatedApiKey> {
     const name = checkName(input.name);
-    const tier = requireTier(input.tier ?? DEFAULT_TIER).name;
+    const tier = this.tiers.require(input.tier ?? DEFAULT_TIER).name;
     const dailyCharQuota = checkQuota(input.dailyCharQuota, 'daily_char_quota') ?? null;
     const monthlyCharQuota = checkQuota(input.monthlyCharQuota, 'monthly_char_quota') ?? null;
     const rateLimitPerMinute = checkRate(input.rateLimitPerMinute) ?? null;
@@ -211,7 +216,7 @@ export class ApiKeyService {
    */
   async update(keyId: string, patch: ApiKeyPatch): Promise<ApiKeyRecord> {
     const name = patch.name === undefined ? undefined : checkName(patch.name);
-    const tier = patch.tier === undefined ? undefined : requireTier(patch.tier).name;
+    const tier = patch.tier === undefined ? undefined : this.tiers.require(patch.tier).name;
     const dailyCharQuota = checkQuota(patch.dailyCharQuota, 'daily_char_quota');
     const monthlyCharQuota = checkQuota(patch.monthlyCharQuota, 'monthly_char_quota');
     const rateLimitPerMinute = checkRate(patch.rateLimitPerMinute);
@@ -245,7 +250,7 @@ export class ApiKeyService {
     const matches = sameDigest(sha256(header), stored?.digest ?? DUMMY_DIGEST);
     if (stored === undefined || !matches) throw new TtsError('AUTH_KEY_INVALID');
     if (stored.record.disabled) throw new TtsError('AUTH_KEY_DISABLED');
-    const tier = tierOfKey(stored.record.tier);
+    const tier = this.tiers.ofKey(stored.record.tier);
     return { record: stored.record, tier, ratePerMinute: effectiveRatePerMinute(stored.record.rateLimitPerMinute, tier) };
   }
 

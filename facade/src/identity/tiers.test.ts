@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TtsError } from '@tts/common';
-import { checkTextLength, DEFAULT_TIER, findTier, requireTier, tierOfKey, TIERS } from './tiers.js';
+import { ConfigError, TtsError } from '@tts/common';
+import { parseTierRates, TierTable } from './tier-table.js';
+import { checkTextLength, DEFAULT_TIER, findTier, TIERS } from './tiers.js';
 import { isValidRatePerMinute } from './rate-limits.js';
 import { tiersView } from './views.js';
 
@@ -24,8 +25,23 @@ describe('tiers', () => {
   it('resolves tiers, refusing unknown names with AUTH_TIER_UNKNOWN and falling back for stored ones', () => {
     assert.equal(findTier('pro')?.name, 'pro');
     assert.equal(findTier('platinum'), undefined);
-    assert.throws(() => requireTier('platinum'), (e: unknown) => e instanceof TtsError && e.code === 'AUTH_TIER_UNKNOWN' && e.spec.http === 422);
-    assert.equal(tierOfKey('retired-tier').name, DEFAULT_TIER);
+    const table = new TierTable();
+    assert.throws(() => table.require('platinum'), (e: unknown) => e instanceof TtsError && e.code === 'AUTH_TIER_UNKNOWN' && e.spec.http === 422);
+    assert.equal(table.ofKey('retired-tier').name, DEFAULT_TIER);
+  });
+
+  it('applies configured tier rates (TTS_TIER_RATE_PER_MINUTE), above or below 360, leaving the rest of the tier alone', () => {
+    const table = new TierTable(parseTierRates(' pro=1200, free=60 '));
+    assert.equal(table.require('pro').ratePerMinute, 1200);
+    assert.equal(table.require('free').ratePerMinute, 60);
+    assert.equal(table.require('enterprise').ratePerMinute, 360);
+    assert.equal(table.require('pro').dailyCharQuota, findTier('pro')!.dailyCharQuota);
+    assert.equal(findTier('pro')!.ratePerMinute, 360, 'the published defaults are not changed');
+    assert.deepEqual(parseTierRates(undefined), {});
+    assert.deepEqual(parseTierRates(''), {});
+    for (const bad of ['platinum=100', 'pro=0', 'pro=100001', 'pro=1.5', 'pro', 'pro=12,pro=13', 'pro=-5']) {
+      assert.throws(() => parseTierRates(bad), (e: unknown) => e instanceof ConfigError && e.variable === 'TTS_TIER_RATE_PER_MINUTE', bad);
+    }
   });
 
   it('enforces the tier maximum text length with TTS_TEXT_TOO_LONG', () => {

@@ -56,24 +56,9 @@ export function findPricedTier(name: string): Tier | undefined {
 /** The tier given to keys created without one. */
 export const DEFAULT_TIER = 'free';
 
-/** The tier called `name`, or undefined. */
+/** The built-in tier called `name` (before any configured rate: see TierTable), or undefined. */
 export function findTier(name: string): Tier | undefined {
   return TIERS.find((t) => t.name === name);
-}
-
-/** The tier called `name`; throws AUTH_TIER_UNKNOWN (422) otherwise. */
-export function requireTier(name: string, loc: readonly (string | number)[] = ['body', 'tier']): Tier {
-  const tier = findTier(name);
-  if (tier === undefined) throw new TtsError('AUTH_TIER_UNKNOWN', undefined, { loc });
-  return tier;
-}
-
-/**
- * The tier of a stored key. A name no longer in the table (a tier was removed) falls back to the
- * default tier rather than failing the caller's request.
- */
-export function tierOfKey(name: string): Tier {
-  return findTier(name) ?? findTier(DEFAULT_TIER)!;
 }
 
 /** Throws TTS_TEXT_TOO_LONG when `characters` exceeds the tier's maximum text length. */

@@ -7,7 +7,8 @@
 import type { ApiKeyRepository, UsageEventInput, UsageRepository, UsageSummaryRow, UsageTotals } from '../data/index.js';
 import { parseDayRange, parseFilter, parseLimit } from './report-query.js';
 import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
-import { findPricedTier, tierOfKey } from './tiers.js';
+import { TierTable } from './tier-table.js';
+import { findPricedTier } from './tiers.js';
 import type { UsageRecorder } from './usage-recorder.js';
 import { round } from '../domain/round.js';
 
@@ -88,6 +89,8 @@ export interface UsageServiceOptions {
   readonly recorder: UsageRecorder;
   /** Clock in milliseconds (the "now" of quota stages). @default Date.now */
   readonly now?: () => number;
+  /** The tiers of keys (their quotas). @default the built-in tiers */
+  readonly tiers?: TierTable;
 }
 
 
@@ -103,6 +106,7 @@ export class UsageService {
   private readonly quotas: QuotaService;
   private readonly recorder: UsageRecorder;
   private readonly now: () => number;
+  private readonly tiers: TierTable;
 
   constructor(options: UsageServiceOptions) {
     this.usage = options.usage;
@@ -110,6 +114,7 @@ export class UsageService {
     this.apiKeys = options.apiKeys;
     this.quotas = options.quotas;
     this.now = options.now ?? Date.now;
+    this.tiers = options.tiers ?? new TierTable();
   }
 
   /**
@@ -165,7 +170,7 @@ export class UsageService {
         characters: r.characters,
         audioMinutes: round(r.audioSeconds / 60, 3),
         costUsd: costOf(r.tier, r.characters),
-        quota: record === undefined ? null : this.quotas.statusFrom(record, tierOfKey(record.tier), now.day, now.month, period),
+        quota: record === undefined ? null : this.quotas.statusFrom(record, this.tiers.ofKey(record.tier), now.day, now.month, period),
       };
     });
     const byTier = result.totalsByTier.map((t): CostTierSummary => ({

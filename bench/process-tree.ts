@@ -1,0 +1,56 @@
+/** PSS and RSS of a process and all its descendants, from /proc (Linux). */
+import { readdirSync, readFileSync } from 'node:fs';
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `root` and all its descendants. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const ppid = parentOf(Number(name));
+    if (ppid !== undefined) children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+  }
+  const out: number[] = [];
+  const visit = (pid: number): void => {
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) visit(c);
+  };
+  visit(root);
+  return out;
+}
+
+/** The kB fields of /proc/<pid>/smaps_rollup, in MB. */
+export function smapsRollup(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').split('\n')) {
+    const m = /^(\w+):\s+(\d+) kB/.exec(line);
+    if (m) out[m[1]!] = Number(m[2]) / 1024;
+  }
+  return out;
+}
+
+/** Summed PSS and RSS (MB) of `root` and its descendants. */
+export function treeMemory(root: number): { pss_mb: number; rss_mb: number; processes: number } {
+  let pss = 0;
+  let rss = 0;
+  let processes = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const m = smapsRollup(pid);
+      pss += m['Pss'] ?? 0;
+      rss += m['Rss'] ?? 0;
+      processes++;
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return { pss_mb: Math.round(pss), rss_mb: Math.round(rss), processes };
+}

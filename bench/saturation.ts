@@ -1,0 +1,168 @@
+/**
+ * Saturation with an external load generator (`npm run bench saturation`; issue 14, item 6).
+ * Launches the one-machine platform as a user starts it (the launcher: scheduler, one node, facade;
+ * embedded database and queue), then drives it with Debian's `wrk` (installed by
+ * `scripts/setup.sh --for-bench`) on the loopback: "Hello world." with flite:slt through
+ * `POST /v1/audio/speech` in every response format and through `POST /api/tts` (wav), at
+ * concurrency 1, 8, 32 and 64 (BENCH_SATURATION_LEVELS), BENCH_SATURATION_SEC seconds each (default
+ * 10), after a warm-up, level by level with the formats in a rotating order. Requests rotate over 64 API keys (each limited to the documented 360/min), so
+ * no key is rate limited below 384 req/s in all. Reports req/s of successful answers, p50/p95/p99
+ * latency, non-2xx answers and socket errors per format and level, the ratio of each format to
+ * wav at the same level, and the PSS of the platform's process tree before and after. Writes
+ * bench/results/saturation.json.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchPlatform, post, type LaunchedPlatform } from './platform.js';
+import { treeMemory } from './process-tree.js';
+import { r } from './support.js';
+
+const SECONDS = Number(process.env['BENCH_SATURATION_SEC'] ?? 10);
+const LEVELS = (process.env['BENCH_SATURATION_LEVELS'] ?? '1,8,32,64').split(',').map(Number);
+const KEYS = 64;
+const TEXT = 'Hello world.';
+const VOICE = 'flite:slt';
+
+/** One load target: an operation and a body. */
+interface Target {
+  readonly name: string;
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+}
+
+const TARGETS: readonly Target[] = [
+  ...(['wav', 'mp3', 'opus', 'aac', 'flac', 'pcm'] as const).map((format) => ({ name: `speech ${format}`, path: '/v1/audio/speech', body: { model: 'tts-1', input: TEXT, voice: VOICE, response_format: format } })),
+  { name: 'api/tts wav', path: '/api/tts', body: { text: TEXT, voice: VOICE, format: 'wav' } },
+];
+
+/**
+ * The wrk script: each request takes the next API key; `done` prints one JSON line (wrk's own
+ * counters: requests, non-2xx/3xx answers, socket errors, latency percentiles in microseconds).
+ */
+const WRK_SCRIPT = `
+local keys = {}
+for k in string.gmatch(os.getenv("BENCH_KEYS"), "[^,]+") do keys[#keys + 1] = k end
+local body = os.getenv("BENCH_BODY")
+local path = os.getenv("BENCH_PATH")
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("POST", path, { ["content-type"] = "application/json", ["x-api-key"] = keys[(n % #keys) + 1] }, body)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"bytes":%d,"status_errors":%d,"socket_errors":%d,"timeouts":%d,"p50_us":%d,"p95_us":%d,"p99_us":%d,"max_us":%d}\\n',
+    summary.requests, summary.duration, summary.bytes, e.status, e.connect + e.read + e.write, e.timeout,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
+end
+`;
+
+/** One wrk run's figures. */
+interface Level {
+  concurrency: number;
+  req_per_s: number;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  requests: number;
+  non_2xx: number;
+  socket_errors: number;
+  timeouts: number;
+  load_avg_1m: number;
+}
+
+function requireWrk(): void {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+  } catch (error) {
+    // wrk --version exits 1 after printing its version; only a missing binary is fatal.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('wrk is not installed: run `bash scripts/setup.sh --for-bench` first');
+  }
+}
+
+async function runWrk(p: LaunchedPlatform, target: Target, concurrency: number, seconds: number, script: string): Promise<Level> {
+  const child = spawn('wrk', ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--timeout', '30s', '-s', script, p.url], {
+    env: { ...process.env, BENCH_KEYS: p.apiKeys.join(','), BENCH_BODY: JSON.stringify(target.body), BENCH_PATH: target.path },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('WRK '));
+  if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${out}`);
+  const w = JSON.parse(line.slice(4)) as Record<string, number>;
+  const ok = w['requests']! - w['status_errors']!;
+  return {
+    concurrency,
+    req_per_s: r(ok / (w['duration_us']! / 1e6), 1),
+    p50_ms: r(w['p50_us']! / 1000, 1),
+    p95_ms: r(w['p95_us']! / 1000, 1),
+    p99_ms: r(w['p99_us']! / 1000, 1),
+    max_ms: r(w['max_us']! / 1000, 1),
+    requests: w['requests']!,
+    non_2xx: w['status_errors']!,
+    socket_errors: w['socket_errors']!,
+    timeouts: w['timeouts']!,
+    load_avg_1m: r(loadavg()[0]!, 2),
+  };
+}
+
+requireWrk();
+const workDir = mkdtempSync(join(tmpdir(), 'tts-saturation-'));
+const script = join(workDir, 'rotate-keys.lua');
+writeFileSync(script, WRK_SCRIPT);
+const startedAt = new Date().toISOString();
+const loadAtStart = loadavg().map((x) => r(x, 2));
+const platform = await launchPlatform({}, KEYS);
+try {
+  // Every target answers 200 with audio before it is loaded.
+  for (const t of TARGETS) {
+    const res = await post(platform, t.path, t.body);
+    if (res.status !== 200 || res.bytes < 100) throw new Error(`${t.name}: status ${res.status}, ${res.bytes} bytes`);
+  }
+  const memoryBefore = treeMemory(platform.pid);
+  console.log(`memory before: ${memoryBefore.pss_mb} MB PSS over ${memoryBefore.processes} processes`);
+  for (const t of TARGETS) await runWrk(platform, t, 8, 3, script); // warm-up, not reported
+  // Level by level, the targets in a rotating order, so that a change in the machine's load falls on
+  // every format alike rather than on the ones measured last.
+  const results: Record<string, Level[]> = Object.fromEntries(TARGETS.map((t) => [t.name, []]));
+  for (const [i, c] of LEVELS.entries()) {
+    for (const t of [...TARGETS.slice(i % TARGETS.length), ...TARGETS.slice(0, i % TARGETS.length)]) {
+      const level = await runWrk(platform, t, c, SECONDS, script);
+      results[t.name]!.push(level);
+      console.log(`${t.name.padEnd(12)} c=${String(c).padStart(2)}: ${level.req_per_s} req/s, p50 ${level.p50_ms} ms, p95 ${level.p95_ms} ms, p99 ${level.p99_ms} ms, non-2xx ${level.non_2xx}, socket errors ${level.socket_errors} (load ${level.load_avg_1m})`);
+    }
+  }
+  const memoryAfter = treeMemory(platform.pid);
+  console.log(`memory after: ${memoryAfter.pss_mb} MB PSS over ${memoryAfter.processes} processes`);
+  const wav = results['speech wav']!;
+  const ratios = Object.fromEntries(
+    Object.entries(results)
+      .filter(([name]) => name.startsWith('speech ') && name !== 'speech wav')
+      .map(([name, levels]) => [name, levels.map((l, i) => r(l.req_per_s / wav[i]!.req_per_s, 3))]),
+  );
+  const peak = Object.fromEntries(Object.entries(results).map(([name, levels]) => [name, levels.reduce((best, l) => (l.req_per_s > best.req_per_s ? l : best))]));
+  for (const [name, rs] of Object.entries(ratios)) console.log(`${name} / wav per level: ${rs.join(', ')}`);
+  const out = {
+    startedAt,
+    machine: { cpu: cpus()[0]?.model, cores: availableParallelism(), node: process.version },
+    load_avg_start: loadAtStart,
+    load_avg_end: loadavg().map((x) => r(x, 2)),
+    settings: { seconds_per_level: SECONDS, levels: LEVELS, keys: KEYS, text: TEXT, voice: VOICE, generator: 'wrk -t1 --timeout 30s, one key per request in rotation' },
+    memory_before: memoryBefore,
+    memory_after: memoryAfter,
+    results,
+    ratio_to_wav: ratios,
+    peak,
+  };
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'saturation.json'), `${JSON.stringify(out, null, 2)}\n`);
+} finally {
+  await platform.stop();
+  rmSync(workDir, { recursive: true, force: true });
+}
