@@ -9,13 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobState, type Job, type JobEvent, type SchedulerClient } from '@tts/proto/scheduler';
+import { JobState, type Job, type SchedulerClient } from '@tts/proto/scheduler';
 import { callUnary, closeAllClients, schedulerClient } from '@tts/common';
 import { openWorkQueue } from '@tts/common/kv';
 import {
+  expectCompletedOnce,
   jobSpec,
   openJobStorage,
-  pollJobEvents,
   readJobAudio,
   startNodeProcess,
   startSchedulerProcess,
@@ -64,17 +64,6 @@ describe('jobs across scheduler restarts', () => {
     scheduler = await startSchedulerProcess(port, env);
   };
 
-  const expectAllCompletedOnce = async (jobs: readonly Job[]): Promise<JobEvent[][]> => {
-    const all = await Promise.all(jobs.map((j) => pollJobEvents(client, j.jobId, 45_000)));
-    for (const [i, events] of all.entries()) {
-      const kinds = events.map((e) => e.kind);
-      assert.equal(kinds.filter((k) => k === 'completed').length, 1, `job ${i}: ${kinds.join(',')}`);
-      assert.equal(kinds.at(-1), 'completed');
-      assert.deepEqual(events.map((e) => e.eventId), events.map((_, k) => k + 1), 'event ids stay gap-free');
-    }
-    return all;
-  };
-
   test('SIGKILL with jobs running and queued: the new scheduler completes every job exactly once', async () => {
     const jobs: Job[] = [];
     for (let i = 0; i < 16; i++) jobs.push(await submitJob(client, jobSpec(`${TEXT.repeat(6)} Job ${i}.`), { tier: i % 2 ? 'free' : 'pro' }));
@@ -84,7 +73,7 @@ describe('jobs across scheduler restarts', () => {
 
     await restart('SIGKILL');
 
-    const all = await expectAllCompletedOnce(jobs);
+    const all = await expectCompletedOnce(client, jobs);
     const interrupted = all.filter((events) => events.some((e) => e.kind === 'retrying'));
     assert.ok(interrupted.length >= 1 && interrupted.length <= 2, `jobs interrupted while running: ${interrupted.length}`);
     for (const events of interrupted) assert.equal(events.find((e) => e.kind === 'retrying')?.errorCode, 'JOB_NODE_LOST');
@@ -107,6 +96,6 @@ describe('jobs across scheduler restarts', () => {
     const jobs: Job[] = [];
     for (let i = 0; i < 8; i++) jobs.push(await submitJob(client, jobSpec(`${TEXT} Graceful ${i}.`), { tier: 'enterprise' }));
     await restart('SIGTERM');
-    await expectAllCompletedOnce(jobs);
+    await expectCompletedOnce(client, jobs);
   });
 });

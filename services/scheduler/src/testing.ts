@@ -3,6 +3,7 @@
  * (a fresh schema) and Redis (a fresh key prefix), inference node and scheduler processes, and job
  * helpers over the gRPC client.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
@@ -251,6 +252,30 @@ export async function pollJobEvents(client: SchedulerClient, jobId: string, time
     if (Date.now() > deadline) throw new Error(`job ${jobId} not finished after ${timeoutMs} ms; events: ${events.map((e) => e.kind).join(', ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * Waits for every job to end and asserts that each completed exactly once: one "completed" event,
+ * last; gap-free event ids; never two attempts running at once; one result (audio hash) per job.
+ * Resolves to each job's events.
+ */
+export async function expectCompletedOnce(client: SchedulerClient, jobs: readonly Job[], timeoutMs = 45_000): Promise<JobEvent[][]> {
+  const all = await Promise.all(jobs.map((j) => pollJobEvents(client, j.jobId, timeoutMs)));
+  for (const [i, events] of all.entries()) {
+    const kinds = events.map((e) => e.kind);
+    assert.equal(kinds.filter((k) => k === 'completed').length, 1, `job ${i}: ${kinds.join(',')}`);
+    assert.equal(kinds.at(-1), 'completed');
+    assert.deepEqual(events.map((e) => e.eventId), events.map((_, k) => k + 1), 'event ids stay gap-free');
+    let runningNow = false;
+    for (const e of events) {
+      assert.ok(!(e.kind === 'running' && runningNow), `job ${i} started again while running: ${kinds.join(',')}`);
+      if (e.kind === 'running') runningNow = true;
+      else if (e.kind !== 'queued') runningNow = false;
+    }
+  }
+  const hashes = await Promise.all(jobs.map(async (j) => (await callUnary(client.getJob.bind(client), { jobId: j.jobId })).job?.result?.sha256));
+  assert.equal(new Set(hashes).size, jobs.length, 'one result per job');
+  return all;
 }
 
 /** Reads a completed job's audio with ReadJobAudio. */

@@ -3,6 +3,10 @@ import { after, describe, it } from 'node:test';
 import { DatabaseError } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
 import { JobRepository, type JobResultFields, type NewJob } from './jobs.js';
+import { SchedulerLeaseRepository } from './scheduler-leases.js';
+
+/** The scheduler incarnation the tests dispatch as. */
+const RUNNER = 'incarnation-a';
 
 let counter = 0;
 const newJob = (overrides: Partial<NewJob> = {}): NewJob => ({
@@ -65,12 +69,12 @@ for (const backend of databaseBackends()) {
     it('walks queued -> running -> completed with increasing event ids; a second completion changes nothing', async (t) => {
       const repo = new JobRepository(await backend.open(t));
       const { jobId } = await repo.insert(newJob());
-      const running = await repo.claim(jobId, 'node-1');
+      const running = await repo.claim(jobId, 'node-1', RUNNER);
       assert.equal(running?.state, 'running');
       assert.equal(running?.attempts, 1);
       assert.equal(running?.nodeId, 'node-1');
       assert.ok(running?.startedAt instanceof Date);
-      assert.equal(await repo.claim(jobId, 'node-2'), null, 'a running job cannot be claimed again');
+      assert.equal(await repo.claim(jobId, 'node-2', RUNNER), null, 'a running job cannot be claimed again');
 
       const first = await repo.complete(jobId, result, 'node-1');
       assert.equal(first?.changed, true);
@@ -94,7 +98,7 @@ for (const backend of databaseBackends()) {
 
     it('records a job dispatched at submission as running with its queued and running events', async (t) => {
       const repo = new JobRepository(await backend.open(t));
-      const job = await repo.insertRunning(newJob({ jobId: 'job-fast' }), 'node-1');
+      const job = await repo.insertRunning(newJob({ jobId: 'job-fast' }), 'node-1', RUNNER);
       assert.deepEqual([job.state, job.attempts, job.nodeId, job.lastEventId], ['running', 1, 'node-1', 2]);
       assert.ok(job.startedAt instanceof Date);
       const events = await repo.events('job-fast', 0, 10);
@@ -107,39 +111,77 @@ for (const backend of databaseBackends()) {
     it('retries a lost attempt until attempts run out, then fails with the code', async (t) => {
       const repo = new JobRepository(await backend.open(t));
       const { jobId } = await repo.insert(newJob({ maxAttempts: 2 }));
-      await repo.claim(jobId, 'node-1');
+      await repo.claim(jobId, 'node-1', RUNNER);
       assert.equal(await repo.retryOrFail(jobId, 2, 'JOB_NODE_LOST', 'stale attempt'), null, 'only the current attempt can fail');
       const retrying = await repo.retryOrFail(jobId, 1, 'JOB_NODE_LOST', 'node-1 stopped');
       assert.equal(retrying?.state, 'retrying');
       assert.equal(retrying?.errorCode, 'JOB_NODE_LOST');
-      const second = await repo.claim(jobId, 'node-2');
+      const second = await repo.claim(jobId, 'node-2', RUNNER);
       assert.equal(second?.attempts, 2);
       assert.equal(second?.errorCode, null, 'a new attempt clears the previous error');
       const failed = await repo.retryOrFail(jobId, 2, 'JOB_NODE_LOST', 'node-2 stopped');
       assert.equal(failed?.state, 'failed');
       assert.ok(failed?.finishedAt instanceof Date);
-      assert.equal(await repo.claim(jobId, 'node-3'), null);
+      assert.equal(await repo.claim(jobId, 'node-3', RUNNER), null);
       const kinds = (await repo.events(jobId, 0, 100)).map((e) => `${e.kind}:${e.payload.node_id ?? ''}:${e.payload.error_code ?? ''}`);
       assert.deepEqual(kinds, ['queued::', 'running:node-1:', 'retrying:node-1:JOB_NODE_LOST', 'running:node-2:', 'failed:node-2:JOB_NODE_LOST']);
     });
 
-    it('requeues every running job at once (scheduler restart) and lists waiting jobs by priority', async (t) => {
-      const repo = new JobRepository(await backend.open(t));
+    it('requeues the running jobs of schedulers without a live lease, never a live one\'s, and lists waiting jobs by priority', async (t) => {
+      const db = await backend.open(t);
+      const repo = new JobRepository(db);
+      const leases = new SchedulerLeaseRepository(db);
+      await leases.acquire('scheduler-a', RUNNER, 60_000);
+      await leases.acquire('scheduler-b', 'incarnation-b', 60_000);
       const low = await repo.insert(newJob({ priority: 3, tier: 'web', ownerKind: 'web' }));
       const high = await repo.insert(newJob({ priority: 0, tier: 'enterprise' }));
       const running = await repo.insert(newJob({ priority: 2 }));
       const exhausted = await repo.insert(newJob({ priority: 2, maxAttempts: 1 }));
-      await repo.claim(running.jobId, 'node-1');
-      await repo.claim(exhausted.jobId, 'node-1');
-      assert.deepEqual(await repo.listRunning(3600), [], 'nothing has been running for an hour');
+      const onB = await repo.insert(newJob({ priority: 2 }));
+      await repo.claim(running.jobId, 'node-1', RUNNER);
+      await repo.claim(exhausted.jobId, 'node-1', RUNNER);
+      await repo.claim(onB.jobId, 'node-2', 'incarnation-b');
+      assert.deepEqual(await repo.listOrphans(RUNNER, 3600), [], 'nothing has been running for an hour, and B is alive');
       await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual((await repo.listRunning(0.01)).map((j) => j.jobId).sort(), [running.jobId, exhausted.jobId].sort());
-      assert.ok((await repo.listRunning(0.01)).every((j) => j.attempts === 1));
-      const changed = await repo.requeueRunning('JOB_NODE_LOST', 'scheduler restarted');
+      assert.deepEqual((await repo.listOrphans(RUNNER, 0.01)).map((j) => j.jobId).sort(), [running.jobId, exhausted.jobId].sort(), "only A's own idle jobs");
+      assert.deepEqual(await repo.requeueAbandoned('JOB_NODE_LOST', 'scheduler restarted'), [], 'both schedulers hold live leases');
+
+      // Scheduler A restarts: its new incarnation replaces the old one's lease.
+      await leases.acquire('scheduler-a', 'incarnation-a2', 60_000);
+      assert.deepEqual((await repo.listOrphans('incarnation-a2', 3600)).map((j) => [j.jobId, j.runner]).sort(), [[running.jobId, RUNNER], [exhausted.jobId, RUNNER]].sort());
+      const changed = await repo.requeueAbandoned('JOB_NODE_LOST', 'scheduler restarted');
       assert.deepEqual(changed.map((j) => [j.jobId, j.state]).sort(), [[exhausted.jobId, 'failed'], [running.jobId, 'retrying']].sort());
+      assert.equal((await repo.find(onB.jobId))?.state, 'running', "B's job is left alone");
       const waiting = await repo.listWaiting();
       assert.deepEqual(waiting.map((w) => w.jobId), [high.jobId, running.jobId, low.jobId]);
-      assert.deepEqual(await repo.counts(), { waiting: 3, running: 0, waitingCharacters: 3 * 'Hello there.'.length });
+      assert.deepEqual(await repo.counts(), { waiting: 3, running: 1, waitingCharacters: 3 * 'Hello there.'.length });
+
+      // B stops and gives its lease up: its job is abandoned now.
+      await leases.release('scheduler-b', 'incarnation-b');
+      assert.deepEqual((await leases.live()).map((l) => l.schedulerId), ['scheduler-a']);
+      assert.deepEqual((await repo.listOrphans('incarnation-a2', 3600)).map((j) => j.jobId), [onB.jobId]);
+    });
+
+    it('fences outcomes: a scheduler whose job was taken over records nothing (completion, failure, retry)', async (t) => {
+      const db = await backend.open(t);
+      const repo = new JobRepository(db);
+      const leases = new SchedulerLeaseRepository(db);
+      await leases.acquire('scheduler-a', RUNNER, 60_000);
+      const { jobId } = await repo.insert(newJob({ maxAttempts: 3 }));
+      await repo.claim(jobId, 'node-1', RUNNER);
+      // A's lease lapses (paused, cut off); B requeues the job and runs attempt 2.
+      await leases.acquire('scheduler-a', 'incarnation-a-new', 60_000);
+      assert.equal((await repo.requeueAbandoned('JOB_NODE_LOST', 'lease lapsed')).length, 1);
+      await repo.claim(jobId, 'node-2', 'incarnation-b');
+      const late = await repo.complete(jobId, result, 'node-1', { runner: RUNNER, attempt: 1 });
+      assert.equal(late?.changed, false, "the deposed scheduler's result is not recorded");
+      assert.equal(late?.job.state, 'running');
+      assert.equal((await repo.fail(jobId, 'TTS_ENGINE_FAILED', 'x', { runner: RUNNER, attempt: 1 }))?.changed, false);
+      assert.equal(await repo.retryOrFail(jobId, 2, 'JOB_NODE_LOST', 'x', RUNNER), null, 'the current attempt belongs to B');
+      const done = await repo.complete(jobId, { ...result, sha256: 'c'.repeat(64) }, 'node-2', { runner: 'incarnation-b', attempt: 2 });
+      assert.deepEqual([done?.changed, done?.job.state, done?.job.result?.sha256, done?.job.nodeId], [true, 'completed', 'c'.repeat(64), 'node-2']);
+      assert.equal(await leases.renew('scheduler-a', RUNNER, 60_000), false, 'the old incarnation learns it lost the lease');
+      assert.equal(await leases.renew('scheduler-a', 'incarnation-a-new', 60_000), true);
     });
 
     it('cancels an unfinished job once; fail() does not touch a finished job', async (t) => {
@@ -171,7 +213,7 @@ for (const backend of databaseBackends()) {
       const db = await backend.open(t);
       const repo = new JobRepository(db);
       const { jobId } = await repo.insert(newJob());
-      await repo.claim(jobId, 'node-1');
+      await repo.claim(jobId, 'node-1', RUNNER);
       const completions = await Promise.all([
         ...Array.from({ length: 6 }, () => repo.complete(jobId, result, 'node-1')),
         repo.cancel(jobId),

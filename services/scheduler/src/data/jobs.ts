@@ -269,6 +269,17 @@ const EVENT_FROM_J = `
 
 const NOT_FINISHED = `state IN ('queued', 'running', 'retrying')`;
 
+/**
+ * The fence of an attempt's outcome (parameters $a runner, $b attempt, both null = no fence): the job
+ * is still running under that runner and attempt, so a scheduler whose lease lapsed (and whose job
+ * another scheduler has requeued or run since) changes nothing.
+ */
+const fenced = (runner: string, attempt: string): string =>
+  `(${runner}::text IS NULL OR (state = 'running' AND runner = ${runner}::text AND attempts = ${attempt}::integer))`;
+
+/** Running under no live scheduler lease: the scheduler that ran it is gone. */
+const ABANDONED = `(runner IS NULL OR NOT EXISTS (SELECT 1 FROM scheduler_leases l WHERE l.incarnation = jobs.runner AND l.expires_at > now()))`;
+
 const INSERT_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
@@ -288,10 +299,10 @@ const INSERT_RUNNING_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, started_at)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, runner, started_at)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'running', $7::integer, 2,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, now())
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, $24::text, now())
   RETURNING *
 ), e AS (
   INSERT INTO job_events (job_id, event_id, at, kind, payload)
@@ -303,7 +314,7 @@ SELECT * FROM j`;
 
 const CLAIM_SQL = `
 WITH j AS (
-  UPDATE jobs SET state = 'running', attempts = attempts + 1, node_id = $2::text, progress = 0,
+  UPDATE jobs SET state = 'running', attempts = attempts + 1, node_id = $2::text, runner = $3::text, progress = 0,
                   error_code = NULL, error_message = NULL,
                   started_at = COALESCE(started_at, now()), updated_at = now(), last_event_id = last_event_id + 1
   WHERE job_id = $1::text AND state IN ('queued', 'retrying') AND attempts < max_attempts
@@ -320,7 +331,7 @@ WITH j AS (
                   result_audio_seconds = $6::double precision, result_format = $7::text, result_sample_rate = $8::integer,
                   result_content_type = $9::text, result_voice = $10::text, result_engine = $11::text, result_clone = $12::jsonb,
                   finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
-  WHERE job_id = $1::text AND ${NOT_FINISHED}
+  WHERE job_id = $1::text AND ${NOT_FINISHED} AND ${fenced('$13', '$14')}
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -331,22 +342,22 @@ const RETRY_SQL = `
 WITH j AS (
   UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
                   finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $3::text, error_message = $4::text,
+                  progress = 0, error_code = $3::text, error_message = $4::text, runner = NULL,
                   updated_at = now(), last_event_id = last_event_id + 1
-  WHERE job_id = $1::text AND state = 'running' AND attempts = $2::integer
+  WHERE job_id = $1::text AND state = 'running' AND attempts = $2::integer AND ($5::text IS NULL OR runner = $5::text)
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
 SELECT * FROM j`;
 
-// Every running job at once (a scheduler restart): the same rule as RETRY_SQL.
-const REQUEUE_RUNNING_SQL = `
+// Every running job no live scheduler runs (a scheduler restarted or died): the same rule as RETRY_SQL.
+const REQUEUE_ABANDONED_SQL = `
 WITH j AS (
   UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
                   finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $1::text, error_message = $2::text,
+                  progress = 0, error_code = $1::text, error_message = $2::text, runner = NULL,
                   updated_at = now(), last_event_id = last_event_id + 1
-  WHERE state = 'running'
+  WHERE state = 'running' AND ${ABANDONED}
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -356,7 +367,7 @@ const FAIL_SQL = `
 WITH j AS (
   UPDATE jobs SET state = 'failed', error_code = $2::text, error_message = $3::text,
                   finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
-  WHERE job_id = $1::text AND ${NOT_FINISHED}
+  WHERE job_id = $1::text AND ${NOT_FINISHED} AND ${fenced('$4', '$5')}
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -400,6 +411,12 @@ function insertParams(job: NewJob): SqlParam[] {
   ];
 }
 
+/** An attempt's identity: the scheduler incarnation running it and its attempt number. */
+export interface AttemptFence {
+  readonly runner: string;
+  readonly attempt: number;
+}
+
 /** Reads and writes `jobs` and `job_events`. */
 export class JobRepository {
   constructor(private readonly db: Database) {}
@@ -411,11 +428,12 @@ export class JobRepository {
   }
 
   /**
-   * Records a job that is dispatched as it is submitted: state running on `nodeId` (attempt 1),
-   * with events 1 "queued" and 2 "running". Rejects (23505) on a duplicate id.
+   * Records a job that is dispatched as it is submitted: state running on `nodeId` (attempt 1) under
+   * scheduler incarnation `runner`, with events 1 "queued" and 2 "running". Rejects (23505) on a
+   * duplicate id.
    */
-  async insertRunning(job: NewJob, nodeId: string): Promise<JobRecord> {
-    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId]);
+  async insertRunning(job: NewJob, nodeId: string, runner: string): Promise<JobRecord> {
+    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId, runner]);
     return toRecord(rows[0]!);
   }
 
@@ -426,20 +444,22 @@ export class JobRepository {
   }
 
   /**
-   * Dispatches a waiting job to `nodeId`: queued/retrying -> running, attempts + 1. Resolves to the
-   * job, or null when it is not waiting (already running, finished, cancelled) or has no attempt left.
+   * Dispatches a waiting job to `nodeId` under scheduler incarnation `runner`: queued/retrying ->
+   * running, attempts + 1. Resolves to the job, or null when it is not waiting (already running,
+   * finished, cancelled) or has no attempt left.
    */
-  async claim(jobId: string, nodeId: string): Promise<JobRecord | null> {
-    const rows = await this.db.query<JobRow>(CLAIM_SQL, [jobId, nodeId]);
+  async claim(jobId: string, nodeId: string, runner: string): Promise<JobRecord | null> {
+    const rows = await this.db.query<JobRow>(CLAIM_SQL, [jobId, nodeId, runner]);
     return rows[0] === undefined ? null : toRecord(rows[0]);
   }
 
   /**
    * Completes an unfinished job with its result. Idempotent: when the job is already finished
    * (completed by an earlier call, failed or cancelled) nothing changes and `changed` is false.
-   * Resolves to null only when the job does not exist.
+   * With `fence`, only while the job still runs that attempt under that runner (else `changed` is
+   * false too). Resolves to null only when the job does not exist.
    */
-  async complete(jobId: string, result: JobResultFields, nodeId: string | null = null): Promise<JobTransition | null> {
+  async complete(jobId: string, result: JobResultFields, nodeId: string | null = null, fence?: AttemptFence): Promise<JobTransition | null> {
     const rows = await this.db.query<JobRow>(COMPLETE_SQL, [
       jobId,
       nodeId,
@@ -453,31 +473,36 @@ export class JobRepository {
       result.voice,
       result.engine,
       result.clone ? JSON.stringify(result.clone) : null,
+      fence?.runner ?? null,
+      fence?.attempt ?? null,
     ]);
     return this.transition(jobId, rows);
   }
 
   /**
    * Ends attempt `attempt` of a running job with a retryable failure: retrying while attempts
-   * remain, failed (with `errorCode`) after the last. Null when that attempt is no longer current.
+   * remain, failed (with `errorCode`) after the last. Null when that attempt is no longer current
+   * (or, given `runner`, no longer runs under it).
    */
-  async retryOrFail(jobId: string, attempt: number, errorCode: string, errorMessage: string): Promise<JobRecord | null> {
-    const rows = await this.db.query<JobRow>(RETRY_SQL, [jobId, attempt, errorCode, errorMessage]);
+  async retryOrFail(jobId: string, attempt: number, errorCode: string, errorMessage: string, runner: string | null = null): Promise<JobRecord | null> {
+    const rows = await this.db.query<JobRow>(RETRY_SQL, [jobId, attempt, errorCode, errorMessage, runner]);
     return rows[0] === undefined ? null : toRecord(rows[0]);
   }
 
   /**
-   * Puts every running job back in the queue (retrying, or failed when out of attempts), as after
-   * a scheduler restart: nothing is running any more. Resolves to the jobs changed.
+   * Puts every running job whose scheduler holds no live lease back in the queue (retrying, or
+   * failed when out of attempts): after this scheduler restarts (its new lease replaced the old
+   * incarnation's) or another one died. Jobs of live schedulers are left alone. Resolves to the
+   * jobs changed.
    */
-  async requeueRunning(errorCode: string, errorMessage: string): Promise<JobRecord[]> {
-    const rows = await this.db.query<JobRow>(REQUEUE_RUNNING_SQL, [errorCode, errorMessage]);
+  async requeueAbandoned(errorCode: string, errorMessage: string): Promise<JobRecord[]> {
+    const rows = await this.db.query<JobRow>(REQUEUE_ABANDONED_SQL, [errorCode, errorMessage]);
     return rows.map(toRecord);
   }
 
-  /** Fails an unfinished job for good (a non-retryable error). */
-  async fail(jobId: string, errorCode: string, errorMessage: string): Promise<JobTransition | null> {
-    const rows = await this.db.query<JobRow>(FAIL_SQL, [jobId, errorCode, errorMessage]);
+  /** Fails an unfinished job for good (a non-retryable error); with `fence`, only that running attempt. */
+  async fail(jobId: string, errorCode: string, errorMessage: string, fence?: AttemptFence): Promise<JobTransition | null> {
+    const rows = await this.db.query<JobRow>(FAIL_SQL, [jobId, errorCode, errorMessage, fence?.runner ?? null, fence?.attempt ?? null]);
     return this.transition(jobId, rows);
   }
 
@@ -496,13 +521,20 @@ export class JobRepository {
     return rows.map((r) => ({ jobId: r.job_id, priority: r.priority, voice: r.voice, engine: r.engine, characters: r.characters }));
   }
 
-  /** Jobs running and not updated for `idleSeconds` (their scheduler may have lost them). */
-  async listRunning(idleSeconds: number): Promise<{ jobId: string; attempts: number }[]> {
-    const rows = await this.db.query<{ job_id: string; attempts: number }>(
-      `SELECT job_id, attempts FROM jobs WHERE state = 'running' AND updated_at < now() - make_interval(secs => $1::double precision)`,
-      [idleSeconds],
+  /**
+   * Running jobs nobody will finish: those of scheduler incarnation `runner` not updated for
+   * `idleSeconds` (this scheduler lost their outcome), and those whose runner holds no live lease
+   * (that scheduler is gone).
+   */
+  async listOrphans(runner: string, idleSeconds: number): Promise<{ jobId: string; attempts: number; runner: string | null }[]> {
+    const rows = await this.db.query<{ job_id: string; attempts: number; runner: string | null }>(
+      `SELECT job_id, attempts, runner FROM jobs
+       WHERE state = 'running'
+         AND ((runner = $1::text AND updated_at < now() - make_interval(secs => $2::double precision))
+              OR (runner IS DISTINCT FROM $1::text AND ${ABANDONED}))`,
+      [runner, idleSeconds],
     );
-    return rows.map((r) => ({ jobId: r.job_id, attempts: r.attempts }));
+    return rows.map((r) => ({ jobId: r.job_id, attempts: r.attempts, runner: r.runner }));
   }
 
   /** An owner's jobs (of one owner kind, when given), most recent first. */

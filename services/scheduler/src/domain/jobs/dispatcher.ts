@@ -21,17 +21,25 @@
  *   dispatched at once: the node starts while the job row is written (as running) in parallel, so
  *   the scheduling overhead is not a database commit. The submitter's answer still waits for the
  *   commit, and the outcome is recorded only after it.
- * - Orphans: a job left running in the database without a synthesis here (its outcome could not be
- *   recorded) is put back in the queue after the lease time.
- * - Restart: `start()` requeues the jobs a previous incarnation left running, acknowledges its own
- *   pending entries and re-adds every waiting job missing from the queue (the in-process queue
- *   starts empty). Entries held by another, silent scheduler are taken over after the lease.
- *   One scheduler is active at a time: requeueing "running" jobs at start assumes no other
- *   scheduler is running them.
+ * - Several schedulers share the work (Redis consumer group + row-level claims, no leader): each
+ *   process holds a lease in the database (`scheduler_leases`, renewed every lease/3) under a fresh
+ *   incarnation id, and the jobs it runs carry that id as their runner. Every outcome is a fenced
+ *   update (still running, same runner, same attempt), so a scheduler that lost its lease (paused,
+ *   cut off) cannot overwrite what another decided since.
+ * - Orphans: a job left running without a synthesis here (its outcome could not be recorded) is put
+ *   back in the queue after the lease time; so is a job whose runner holds no live lease (that
+ *   scheduler died, or stopped and released its lease).
+ * - Restart: `start()` takes the lease (replacing the previous incarnation of this SCHEDULER_ID),
+ *   requeues the running jobs no live scheduler holds (its previous incarnation's among them, never
+ *   another live scheduler's), acknowledges its own pending entries and re-adds every waiting job
+ *   missing from the queue (the in-process queue starts empty; a duplicate entry is harmless: only
+ *   one claim succeeds). Entries held by another, silent scheduler are taken over after the lease.
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
+import type { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
 import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf, watermarkPayloadOf } from '@tts/common';
 import type { QueueEntry, WorkQueue } from '@tts/common/kv';
 import type { AudioFormat } from '@tts/common/audio';
@@ -46,19 +54,21 @@ import { decodeQueuedJob, encodeQueuedJob, type QueuedJob } from './queue-items.
 /** What the dispatcher works with. */
 export interface DispatcherOptions {
   readonly repo: JobRepository;
+  /** The schedulers' leases (liveness of the runners of running jobs). */
+  readonly leases: SchedulerLeaseRepository;
   readonly queue: WorkQueue;
   readonly artifacts: ArtifactStore;
   readonly membership: Membership;
   readonly policy: PlacementPolicy;
   readonly notifier: JobNotifier;
   readonly logger: Logger;
-  /** This scheduler's consumer name in the queue group. */
+  /** This scheduler's consumer name in the queue group, and its id in `scheduler_leases` (SCHEDULER_ID). */
   readonly consumer: string;
   /** Deadline of one dispatch, ms. */
   readonly jobTimeoutMs: number;
   /** Period of the look for work queued elsewhere, ms. */
   readonly pollMs: number;
-  /** Idle time after which a silent consumer's entries are taken over, ms. */
+  /** Idle time after which a silent consumer's entries are taken over, and this scheduler's lease time, ms. */
   readonly leaseMs: number;
   /** Period of the check of running jobs' nodes, ms. */
   readonly watchdogMs: number;
@@ -132,13 +142,18 @@ export class Dispatcher {
   private timers: NodeJS.Timeout[] = [];
   /** True once a read of the queue came back short: nothing was waiting then (fast path allowed). */
   private queueDrained = false;
+  /** This process's incarnation: the runner of the jobs it dispatches. */
+  readonly runner = randomUUID();
+  /** The lease was found taken by another process with the same SCHEDULER_ID (reported once). */
+  private leaseLostReported = false;
 
   constructor(private readonly options: DispatcherOptions) {}
 
   /** Recovers what a previous incarnation left behind, then starts dispatching. */
   async start(): Promise<void> {
-    const { repo, queue, logger } = this.options;
-    const interrupted = await repo.requeueRunning('JOB_NODE_LOST', 'The scheduler restarted while the job was running.');
+    const { repo, queue, logger, leases } = this.options;
+    await leases.acquire(this.options.consumer, this.runner, this.options.leaseMs);
+    const interrupted = await repo.requeueAbandoned('JOB_NODE_LOST', 'The scheduler running the job stopped.');
     for (const job of interrupted) this.options.notifier.notify(job.jobId);
     const ownPending = await queue.pendingOf(this.options.consumer);
     await queue.ack(ownPending);
@@ -156,6 +171,7 @@ export class Dispatcher {
     if (interrupted.length > 0 || added > 0 || ownPending.length > 0) {
       logger.info('jobs recovered', { requeued_running: interrupted.length, released_entries: ownPending.length, re_added: added });
     }
+    logger.info('scheduler lease taken', { scheduler_id: this.options.consumer, runner: this.runner });
     this.timers = [
       setInterval(() => this.kick(), this.options.pollMs),
       setInterval(() => this.watchdog(), this.options.watchdogMs),
@@ -248,6 +264,8 @@ export class Dispatcher {
       r.controller.abort();
     }
     await settled();
+    // Jobs abandoned above are now another live scheduler's to requeue at once (or this one's at its next start).
+    await this.options.leases.release(this.options.consumer, this.runner).catch((err: unknown) => this.options.logger.warn('releasing the scheduler lease failed', { err }));
   }
 
   private async pump(): Promise<void> {
@@ -342,7 +360,7 @@ export class Dispatcher {
     this.running.set(jobId, run); // holds the slot while the claim is in flight
     let job: JobRecord | null;
     try {
-      job = await this.options.repo.claim(jobId, run.nodeId);
+      job = await this.options.repo.claim(jobId, run.nodeId, this.runner);
     } catch (err) {
       this.running.delete(jobId);
       this.held.push(h);
@@ -374,18 +392,16 @@ export class Dispatcher {
     };
   }
 
-  /** The claim found the job not waiting: drop the entry, or recover a job a dead scheduler was running. */
+  /**
+   * The claim found the job not waiting: drop the entry. A job still running under the silent
+   * scheduler whose entry this was is requeued by the orphan sweep once that scheduler's lease has
+   * lapsed (never while it lives), so the sweep runs now.
+   */
   private async notClaimable(h: HeldEntry): Promise<void> {
     const { repo, queue, notifier } = this.options;
     const job = await repo.find(h.job.jobId);
     if (job && job.state === 'running' && h.stale) {
-      const next = await repo.retryOrFail(job.jobId, job.attempts, 'JOB_NODE_LOST', 'The scheduler running the job stopped.');
-      notifier.notify(job.jobId);
-      if (next?.state === 'retrying') {
-        this.held.push({ ...h, stale: false });
-        this.kickPending = true;
-        return;
-      }
+      void this.sweepOrphans();
     } else if (job && (job.state === 'queued' || job.state === 'retrying') && job.attempts >= job.maxAttempts) {
       await repo.fail(job.jobId, 'JOB_NODE_LOST', 'The job ran out of attempts.');
       notifier.notify(job.jobId);
@@ -455,10 +471,11 @@ export class Dispatcher {
         ...(res.clone ? { clone: { ...res.clone } } : {}),
       },
       run.nodeId,
+      { runner: this.runner, attempt: run.attempt },
     );
     this.excluded.delete(job.jobId);
     if (t?.changed) this.options.notifier.notify(job.jobId);
-    else this.options.logger.info('job result ignored: the job had already finished', { job_id: job.jobId, state: t?.job.state });
+    else this.options.logger.info('job result ignored: the job had finished or another attempt took it over', { job_id: job.jobId, state: t?.job.state });
     return true;
   }
 
@@ -477,7 +494,7 @@ export class Dispatcher {
       const failedOn = this.excluded.get(job.jobId) ?? new Set<string>();
       failedOn.add(run.nodeId);
       this.excluded.set(job.jobId, failedOn);
-      const next = await repo.retryOrFail(job.jobId, run.attempt, code, message);
+      const next = await repo.retryOrFail(job.jobId, run.attempt, code, message, this.runner);
       if (next?.state === 'retrying') {
         await queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
         this.noteQueued();
@@ -485,20 +502,24 @@ export class Dispatcher {
         this.excluded.delete(job.jobId);
       }
     } else {
-      await repo.fail(job.jobId, code, message);
+      await repo.fail(job.jobId, code, message, { runner: this.runner, attempt: run.attempt });
       this.excluded.delete(job.jobId);
     }
     notifier.notify(job.jobId);
     return true;
   }
 
-  /** Requeues jobs the database says are running but that run nowhere here (outcome not recorded). */
+  /**
+   * Requeues running jobs nobody will finish: this scheduler's whose outcome was not recorded, and
+   * those of schedulers without a live lease.
+   */
   private async sweepOrphans(): Promise<void> {
     if (this.stopped) return;
     try {
-      for (const orphan of await this.options.repo.listRunning(this.options.leaseMs / 1000)) {
+      for (const orphan of await this.options.repo.listOrphans(this.runner, this.options.leaseMs / 1000)) {
         if (this.running.has(orphan.jobId)) continue;
-        const next = await this.options.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', 'The outcome of the attempt was lost.');
+        const message = orphan.runner === this.runner ? 'The outcome of the attempt was lost.' : 'The scheduler running the job stopped.';
+        const next = await this.options.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', message, orphan.runner);
         if (next?.state === 'retrying') {
           await this.options.queue.add(encodeQueuedJob({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }), next.priority);
           this.noteQueued();
@@ -527,6 +548,10 @@ export class Dispatcher {
   private async renewLeases(): Promise<void> {
     if (this.stopped) return;
     try {
+      if (!(await this.options.leases.renew(this.options.consumer, this.runner, this.options.leaseMs)) && !this.leaseLostReported) {
+        this.leaseLostReported = true;
+        this.options.logger.error('another scheduler process took this SCHEDULER_ID: every replica needs its own id; outcomes of jobs it took over are not recorded here', { scheduler_id: this.options.consumer });
+      }
       const leased = [...this.held.map((h) => h.entry), ...[...this.running.values()].flatMap((r) => (r.entry ? [r.entry] : []))];
       await this.options.queue.touch(this.options.consumer, leased);
       const stale = await this.options.queue.claimStale(this.options.consumer, this.options.leaseMs, 100);

@@ -29,6 +29,7 @@ import type { SchedulerConfig } from '../../config.js';
 import type { Membership } from '../membership.js';
 import { requiredEngine, type PlacementPolicy } from '../routing.js';
 import { ArtifactStore } from './artifacts.js';
+import { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
 import { Dispatcher } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
 import { PRIORITY_LEVELS, priorityOfTier } from './priorities.js';
@@ -132,7 +133,7 @@ export class JobService {
       spec: input.spec,
     };
     // Idle system: straight to a free node, recorded as running while the node starts.
-    const started = await store.dispatcher.startNow(newJob, (nodeId) => store.repo.insertRunning(newJob, nodeId));
+    const started = await store.dispatcher.startNow(newJob, (nodeId) => store.repo.insertRunning(newJob, nodeId, store.dispatcher.runner));
     if (started) return started;
     const job = await store.repo.insert(newJob);
     await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
@@ -256,10 +257,12 @@ export class JobService {
     };
     try {
       const repo = new JobRepository(database);
+      const leases = new SchedulerLeaseRepository(database);
       const queue = await openWorkQueue(kv, { name: 'jobs', priorities: PRIORITY_LEVELS, group: 'schedulers' });
       const artifacts = new ArtifactStore(c.dataDir);
       const dispatcher = new Dispatcher({
         repo,
+        leases,
         queue,
         artifacts,
         membership: this.o.membership,
