@@ -6,6 +6,8 @@
  * order) so the machine's load falls on all three alike; the node's pipeline alone (an in-process
  * node, the same streamed wav) tells the node's share from the transport's. Reports p50 latency and
  * the ratio to the direct call; and, for scale, a short text ("Hello world.") over each transport.
+ * A third platform renders one sentence at a time (TTS_SENTENCES_IN_FLIGHT=1, the former pipeline),
+ * and the in-process pipeline runs both ways, for the before/after of rendering sentences side by side.
  * Writes bench/results/long-text.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,6 +35,8 @@ const out: Record<string, unknown> = {
 
 const tcp = await launchPlatform({ ...env, TTS_INTERNAL_TRANSPORT: 'tcp' }, 4);
 const unix = await launchPlatform({ ...env, TTS_INTERNAL_TRANSPORT: 'unix' }, 4);
+// Before sentences rendered side by side: one at a time (TTS_SENTENCES_IN_FLIGHT=1).
+const sequential = await launchPlatform({ ...env, TTS_INTERNAL_TRANSPORT: 'unix', TTS_SENTENCES_IN_FLIGHT: '1' }, 4);
 const body = { model: 'tts-1', input: PARAGRAPH, voice: 'flite:slt', response_format: 'wav' };
 
 const node = await startNode({ host: '127.0.0.1', port: 0, nodeId: 'bench-long', engines: ['flite'], defaultVoice: 'flite:slt', warmup: true });
@@ -48,9 +52,10 @@ async function speak(p: LaunchedPlatform, input = PARAGRAPH): Promise<{ ms: numb
 }
 
 /** The node's pipeline alone, in this process: the paragraph as streamed wav, ms. */
-async function pipeline(): Promise<number> {
+async function pipeline(sentencesInFlight?: number): Promise<number> {
+  const deps = sentencesInFlight === undefined ? node.context.deps : { ...node.context.deps, sentencesInFlight };
   const t = performance.now();
-  for await (const _bytes of synthesizeStreaming(planSynthesis(job, node.context.deps), node.context.deps));
+  for await (const _bytes of synthesizeStreaming(planSynthesis(job, deps), deps));
   return performance.now() - t;
 }
 
@@ -66,9 +71,10 @@ try {
     direct();
     await speak(tcp);
     await speak(unix);
+    await speak(sequential);
     await pipeline();
   }
-  const times = { direct: [] as number[], pipeline: [] as number[], tcp: [] as number[], unix: [] as number[], tcpShort: [] as number[], unixShort: [] as number[] };
+  const times = { direct: [] as number[], pipeline: [] as number[], pipelineSequential: [] as number[], tcp: [] as number[], unix: [] as number[], sequential: [] as number[], tcpShort: [] as number[], unixShort: [] as number[] };
   let bytes = 0;
   let samples = 0;
   const steps: Array<() => Promise<void>> = [
@@ -87,7 +93,13 @@ try {
       times.unix.push(x.ms);
     },
     async () => {
+      times.sequential.push((await speak(sequential)).ms);
+    },
+    async () => {
       times.pipeline.push(await pipeline());
+    },
+    async () => {
+      times.pipelineSequential.push(await pipeline(1));
     },
     async () => {
       for (let j = 0; j < 3; j++) {
@@ -101,6 +113,8 @@ try {
   const row = (xs: number[]): Record<string, number> => ({ p50_ms: r(summary(xs).p50), p95_ms: r(summary(xs).p95), over_direct: r(summary(xs).p50 / d, 3) });
   out['direct'] = { p50_ms: r(d), p95_ms: r(summary(times.direct).p95), audio_sec: r(samples / 16_000) };
   out['node_pipeline'] = row(times.pipeline);
+  out['node_pipeline_one_sentence_at_a_time'] = row(times.pipelineSequential);
+  out['unix_one_sentence_at_a_time'] = row(times.sequential);
   out['tcp'] = row(times.tcp);
   out['unix'] = row(times.unix);
   out['short_text'] = { tcp_p50_ms: r(summary(times.tcpShort).p50), unix_p50_ms: r(summary(times.unixShort).p50), n: times.tcpShort.length };
@@ -109,6 +123,7 @@ try {
 } finally {
   await tcp.stop();
   await unix.stop();
+  await sequential.stop();
   await node.stop(2000);
 }
 out['machine'] = { ...(out['machine'] as object), loadavg_end: loadavg().map((x) => r(x)) };

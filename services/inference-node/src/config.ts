@@ -54,6 +54,11 @@ export interface NodeConfig {
   readonly maxQueue: number;
   /** Longest text per request. @default 100000 (TTS_NODE_MAX_CHARS) */
   readonly maxChars: number;
+  /**
+   * Sentences of one request an engine may render at once after the first (up to its slots): 1 =
+   * one after the other. @default 2 (TTS_SENTENCES_IN_FLIGHT)
+   */
+  readonly sentencesInFlight: number;
   /** Synthesize a short phrase per engine before reporting READY. @default true (TTS_WARMUP) */
   readonly warmup: boolean;
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
@@ -196,6 +201,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     festivalTransport: envEnum(env, 'TTS_FESTIVAL_TRANSPORT', FESTIVAL_TRANSPORTS, 'pipe'),
     maxQueue: envInt(env, 'TTS_NODE_MAX_QUEUE', 256, { min: 1, max: 100_000 }),
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
+    sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
     modelDirs,

@@ -80,6 +80,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       registry,
       admission,
       maxChars: config.maxChars,
+      sentencesInFlight: config.sentencesInFlight,
       ...(vad ? { vad } : {}),
       audioEvents: new AudioEventLog(config.nodeId),
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),

@@ -100,6 +100,11 @@ export class Admission {
     };
   }
 
+  /** How many syntheses `engine` runs at once (0 when it is not loaded). */
+  engineCapacity(engine: string): number {
+    return this.slots.get(engine)?.capacity ?? 0;
+  }
+
   /** Adds characters a request still has to synthesize (negative to remove). */
   trackChars(delta: number): void {
     this.pendingChars = Math.max(0, this.pendingChars + delta);

@@ -97,6 +97,8 @@ export interface PipelineDeps {
   readonly admission: Admission;
   /** Longest text a node accepts in one request. */
   readonly maxChars: number;
+  /** Sentences of one request rendered at once after the first, up to the engine's slots. @default 2 */
+  readonly sentencesInFlight?: number;
   /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
   readonly vad?: Pick<SileroVad, 'segments'>;
   /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
@@ -155,9 +157,20 @@ function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TtsError('TTS_CANCELLED');
 }
 
+/** One sentence as the engine rendered it. */
+interface RenderedSentence {
+  readonly audio: PcmAudio;
+  readonly speedApplied: boolean;
+  readonly computeSec: number;
+}
+
 /**
  * Renders the plan sentence by sentence as float samples at the output rate. Each piece is
- * yielded as soon as it is ready; the first is trimmed at its start, the last at its end.
+ * yielded as soon as it is ready, in order; the first is trimmed at its start, the last at its end.
+ * The first sentence renders alone (nothing competes with the first audio); from then on up to
+ * `deps.sentencesInFlight` (2) of the following ones render at once where the engine has the slots (flite's
+ * worker threads, festival's processes), each taking its slot in the engine's FIFO like any other
+ * request's sentence, so a long text on an idle node is not held to one core.
  */
 export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<Float32Array> {
   const resampler = plan.voice.sampleRate === plan.outputRate ? undefined : createResampler(plan.voice.sampleRate, plan.outputRate);
@@ -171,49 +184,58 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     marker = new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? 0, sampleRate: plan.outputRate });
     stats.watermarkSetupMs += performance.now() - t;
   };
+  const engineAttributes = { 'tts.engine': plan.engine.name };
+  // Sentences rendering ahead stop when the request ends early (failure, client gone).
+  const local = new AbortController();
+  const onAbort = (): void => local.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const renderSentence = async (i: number): Promise<RenderedSentence> => {
+    const text = plan.chunks[i]!;
+    const waitStart = performance.now();
+    const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal));
+    const started = performance.now();
+    stats.queueMs += started - waitStart;
+    instruments().queueTime.record((started - waitStart) / 1000, engineAttributes);
+    try {
+      const attributes = { ...engineAttributes, 'tts.voice': plan.voice.id, 'tts.characters': text.length, 'tts.sentence.index': i };
+      const out = await inSpan('tts.inference', attributes, async (span) => {
+        let batch = 1;
+        const [result] = await observeBatches(
+          () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, signal: local.signal, ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
+          (size) => (batch = Math.max(batch, size)),
+        );
+        span.setAttribute('tts.batch.size', batch);
+        stats.maxBatchSize = Math.max(stats.maxBatchSize, batch);
+        // Batching engines report their batches from the batcher; a plain engine call is a batch of one.
+        if (plan.engine.maxBatchSize <= 1) instruments().batchSize.record(1, engineAttributes);
+        return result;
+      });
+      if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
+      return { audio: out.audio, speedApplied: out.speedApplied, computeSec: (performance.now() - started) / 1000 };
+    } finally {
+      release();
+    }
+  };
+  const inFlight = Math.max(1, Math.min(deps.sentencesInFlight ?? 2, deps.admission.engineCapacity(plan.engine.name)));
+  const pending: Promise<RenderedSentence>[] = [];
+  const launch = (): void => {
+    const rendering = renderSentence(pending.length);
+    rendering.catch(() => undefined); // awaited in order below; a later one may fail first
+    pending.push(rendering);
+  };
   deps.admission.trackChars(plan.characters);
   let remaining = plan.characters;
   try {
+    checkAborted(signal);
+    launch();
+    prepareMarker();
     for (let i = 0; i < plan.chunks.length; i++) {
       checkAborted(signal);
       const text = plan.chunks[i]!;
-      const engineAttributes = { 'tts.engine': plan.engine.name };
-      const waitStart = performance.now();
-      const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, signal));
-      const started = performance.now();
-      stats.queueMs += started - waitStart;
-      instruments().queueTime.record((started - waitStart) / 1000, engineAttributes);
-      let audio: PcmAudio;
-      let speedApplied: boolean;
-      try {
-        const attributes = { ...engineAttributes, 'tts.voice': plan.voice.id, 'tts.characters': text.length, 'tts.sentence.index': i };
-        const inference = inSpan('tts.inference', attributes, async (span) => {
-          let batch = 1;
-          const [result] = await observeBatches(
-            () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, ...(signal ? { signal } : {}), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
-            (size) => (batch = Math.max(batch, size)),
-          );
-          span.setAttribute('tts.batch.size', batch);
-          stats.maxBatchSize = Math.max(stats.maxBatchSize, batch);
-          // Batching engines report their batches from the batcher; a plain engine call is a batch of one.
-          if (plan.engine.maxBatchSize <= 1) instruments().batchSize.record(1, engineAttributes);
-          return result;
-        });
-        try {
-          prepareMarker();
-        } catch (err) {
-          inference.catch(() => undefined);
-          throw err;
-        }
-        const out = await inference;
-        if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
-        audio = out.audio;
-        speedApplied = out.speedApplied;
-      } finally {
-        release();
-      }
-      const computeSec = (performance.now() - started) / 1000;
-      if (!speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
+      const rendered = await pending[i]!;
+      while (pending.length < plan.chunks.length && pending.length <= i + inFlight) launch();
+      let audio = rendered.audio;
+      if (!rendered.speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
       if (plan.job.pitchRatio !== undefined && plan.job.pitchRatio !== 1) audio = await pitchShift(audio, plan.job.pitchRatio, signal);
       const first = i === 0;
       const last = i === plan.chunks.length - 1;
@@ -221,10 +243,10 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
       audio = limitPeak(audio);
       const audioSec = audio.samples.length / audio.sampleRate;
-      deps.admission.record(text.length, computeSec, audioSec);
+      deps.admission.record(text.length, rendered.computeSec, audioSec);
       deps.admission.trackChars(-text.length);
       remaining -= text.length;
-      stats.computeSeconds += computeSec;
+      stats.computeSeconds += rendered.computeSec;
       stats.audioSeconds += audioSec;
       stats.sentences++;
       let out = resampler ? resampler.process(audio.samples) : audio.samples;
@@ -246,6 +268,8 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       if (out.length > 0) yield out;
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
+    local.abort();
     deps.admission.trackChars(-remaining);
     marker?.release();
   }
