@@ -11,6 +11,7 @@ import { webApp } from './middleware/web-app.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
 import { multipartUploads } from './middleware/uploads.js';
 import { requestTelemetry } from './middleware/telemetry.js';
+import { installClientAddress } from './middleware/client-address.js';
 import { RouteMatcher } from './slo/routes.js';
 import { operationsOf } from './domain/openapi-document.js';
 import type { FacadeDeps, HandlerContext, OperationId } from './handler-context.js';
@@ -68,7 +69,7 @@ export function createApp(deps: FacadeDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  installClientAddress(app, deps.config.trustedProxies);
   app.use(requestId());
   app.use(requestTelemetry({ routes: new RouteMatcher(deps.openapi), recordSli: (sli) => deps.slo.record(sli) }));
   const web = webApp(deps.config.webDir);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
+import { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
@@ -61,6 +62,12 @@ export interface FacadeConfig {
   readonly dbSchema: string;
   /** Prefix of every Redis key (keys are "<prefix>:..."). @default "tts" (TTS_KV_PREFIX) */
   readonly kvPrefix: string;
+  /**
+   * Proxies whose X-Forwarded-For names the client (rate limits, login throttling, passes): a hop
+   * count ("1" behind one ingress) or addresses and CIDR ranges ("10.0.0.0/8,fd00::/8"). Unset: none,
+   * not even on loopback; the TCP peer is the client. @default none (TTS_TRUSTED_PROXIES)
+   */
+  readonly trustedProxies: TrustedProxies;
   /** Mark the challenge pass cookie Secure (behind HTTPS). @default false (TTS_SECURE_COOKIES) */
   readonly secureCookies: boolean;
   /** Keep the embedded database in memory instead of DATA_DIR (tests, demos). @default false (TTS_EPHEMERAL) */
@@ -143,6 +150,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),
     dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),
+    trustedProxies: parseTrustedProxies(envOptional(env, 'TTS_TRUSTED_PROXIES')),
     secureCookies: envBool(env, 'TTS_SECURE_COOKIES', false),
     ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
     jobTokenTtlSec: envInt(env, 'TTS_JOB_TOKEN_TTL_SEC', 86_400, { min: 60, max: 30 * 86_400 }),

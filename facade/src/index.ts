@@ -4,4 +4,5 @@
  */
 export { start, type FacadeStartOptions, type RunningFacade } from './server.js';
 export { loadFacadeConfig, type FacadeConfig } from './config.js';
+export { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
 export { createApp } from './app.js';
