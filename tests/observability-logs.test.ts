@@ -267,12 +267,28 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
   test('Prometheus endpoint of the process: semantic-convention and platform metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${telemetry.status.metricsPort}/metrics`)).text();
     const m = PLATFORM_METRICS;
-    for (const metric of [m.httpServerDuration, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs, m.writeBehindBuffered, m.writeBehindDropped]) {
+    for (const metric of [m.httpServerDuration, m.httpServerActiveRequests, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs, m.writeBehindBuffered, m.writeBehindDropped]) {
       assert.match(text, new RegExp(`^${metric.prometheus}(_bucket|_count|_sum)?\\{`, 'm'), metric.prometheus);
     }
     assert.match(text, /http_server_request_duration_count\{[^}]*http_route="\/api\/tts"[^}]*\} \d+/);
     assert.match(text, /rpc_server_call_duration_count\{[^}]*rpc_method="tts\.v1\.Synthesizer\/Synthesize"/);
     for (const records of ['usage_events', 'consent_audit', 'slo_requests']) assert.match(text, new RegExp(`^tts_write_behind_buffered\\{[^}]*tts_records="${records}"`, 'm'), records);
+  });
+
+  test('http_server_active_requests counts a request while it is served (the facade autoscaler metric)', async () => {
+    const activeGets = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${telemetry.status.metricsPort}/metrics`)).text();
+      const m = /^http_server_active_requests\{[^}]*http_request_method="GET"[^}]*\} (\d+)/m.exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    const before = await activeGets();
+    const abort = new AbortController();
+    const res = await fetch(`${p.url}/api/logs/stream?follow=true&tail=0`, { headers: admin, signal: abort.signal });
+    assert.equal(res.status, 200);
+    assert.equal(await activeGets(), before + 1, 'the open stream is in flight');
+    abort.abort();
+    await res.body?.cancel().catch(() => undefined);
+    await waitFor(async () => (await activeGets()) === before, 5000, 'the stream leaves the count when the client leaves');
   });
 
   test('the new operations are for administrators only', async () => {

@@ -4,6 +4,8 @@
  *   documented route ("POST /api/tts"); the trace id goes back in `X-Trace-Id` and in error bodies;
  * - runs the rest of the request in that trace context and with `request_id` in the log context,
  *   so every line logged while serving it (and the gRPC calls it makes) carries both;
+ * - counts the request in `http.server.active_requests` while it is served (the facade
+ *   autoscaler's requests-in-flight metric; long streams count for as long as they last);
  * - records `http.server.request.duration` and one SLI row for the SLO engine once the answer
  *   ends (off the response path: the row is buffered and written in batches).
  */
@@ -57,10 +59,14 @@ export function requestTelemetry(targets: RequestTelemetryTargets): RequestHandl
       res.locals.traceId = spanContext.traceId;
       res.setHeader('X-Trace-Id', spanContext.traceId);
     }
+    // The same instrument for both halves, even if the meter provider changes in between.
+    const active = instruments().httpServerActiveRequests;
+    active.add(1, { [ATTR_HTTP_REQUEST_METHOD]: method });
     let finished = false;
     const finish = (completed: boolean): void => {
       if (finished) return;
       finished = true;
+      active.add(-1, { [ATTR_HTTP_REQUEST_METHOD]: method });
       const code = res.locals.errorCode;
       // An answer cut short is the client's doing unless the error middleware cut it (code set).
       const status = completed ? res.statusCode : statusOfCode(code, CLIENT_CLOSED_STATUS);

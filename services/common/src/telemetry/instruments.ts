@@ -9,7 +9,7 @@
  * created on first use and again if the provider changes, so code that records before (or
  * without) the SDK costs nothing and records nothing.
  */
-import { metrics, type Counter, type Histogram, type Meter, type Observable } from '@opentelemetry/api';
+import { metrics, type Counter, type Histogram, type Meter, type Observable, type UpDownCounter } from '@opentelemetry/api';
 import { METRIC_HTTP_SERVER_REQUEST_DURATION, METRIC_RPC_CLIENT_CALL_DURATION, METRIC_RPC_SERVER_CALL_DURATION } from '@opentelemetry/semantic-conventions';
 import { VERSION } from '../version.js';
 
@@ -22,6 +22,7 @@ export const DURATION_BUCKETS_SEC: readonly number[] = [0.005, 0.01, 0.025, 0.05
 /** Metric names and units of the platform's own instruments, as recorded (before Prometheus naming). */
 export const PLATFORM_METRICS = {
   httpServerDuration: { name: METRIC_HTTP_SERVER_REQUEST_DURATION, unit: 's', prometheus: 'http_server_request_duration' },
+  httpServerActiveRequests: { name: 'http.server.active_requests', unit: '{request}', prometheus: 'http_server_active_requests' },
   rpcServerDuration: { name: METRIC_RPC_SERVER_CALL_DURATION, unit: 's', prometheus: 'rpc_server_call_duration' },
   rpcClientDuration: { name: METRIC_RPC_CLIENT_CALL_DURATION, unit: 's', prometheus: 'rpc_client_call_duration' },
   queueTime: { name: 'tts.queue.time', unit: 's', prometheus: 'tts_queue_time' },
@@ -41,6 +42,8 @@ export const PLATFORM_METRICS = {
 export interface PlatformInstruments {
   /** Facade: one per HTTP request (http.request.method, http.route, http.response.status_code, error.type). */
   readonly httpServerDuration: Histogram;
+  /** Facade: HTTP requests being served (http.request.method); the facade autoscaler's requests-in-flight metric. */
+  readonly httpServerActiveRequests: UpDownCounter;
   /** gRPC servers: one per call (rpc.system.name, rpc.method, rpc.status_code). */
   readonly rpcServerDuration: Histogram;
   /** gRPC clients: one per call. */
@@ -81,6 +84,7 @@ function current(): { meter: Meter; instruments: PlatformInstruments } {
     meter,
     instruments: {
       httpServerDuration: seconds(m.httpServerDuration, 'Duration of HTTP server requests.'),
+      httpServerActiveRequests: meter.createUpDownCounter(m.httpServerActiveRequests.name, { unit: m.httpServerActiveRequests.unit, description: 'HTTP server requests being served.' }),
       rpcServerDuration: seconds(m.rpcServerDuration, 'Duration of incoming gRPC calls.'),
       rpcClientDuration: seconds(m.rpcClientDuration, 'Duration of outgoing gRPC calls.'),
       queueTime: seconds(m.queueTime, 'Time a sentence waited for an engine slot on a node.'),
