@@ -64,6 +64,12 @@ export interface NodeConfig {
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
   readonly heartbeatMs: number;
   /**
+   * On SIGTERM the node drains: reports DRAINING (the scheduler and the facades stop routing to it),
+   * refuses new calls, and gives in-flight calls this long to finish before cutting them and
+   * exiting; a pod's terminationGracePeriodSeconds must exceed it. @default 10000 (NODE_DRAIN_TIMEOUT_MS)
+   */
+  readonly drainTimeoutMs: number;
+  /**
    * Model search path: directories searched (with two levels of subfolders, where the model
    * manager installs) for ONNX voices, in priority order; colon- or comma-separated.
    * @default "<DATA_DIR>/models", i.e. "./data/models" (TTS_MODEL_DIR)
@@ -204,6 +210,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
+    drainTimeoutMs: envInt(env, 'NODE_DRAIN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),
     modelDirs,
     piperProviders: Object.freeze(providers),
     piperIntraOpThreads: envInt(env, 'TTS_PIPER_INTRA_OP_THREADS', 1, { min: 0, max: 256 }),

@@ -39,7 +39,7 @@ export interface RunningNode {
   readonly address: string;
   readonly port: number;
   readonly context: NodeContext;
-  /** Drains (no new work, in-flight finishes within graceMs), deregisters by heartbeat, closes engines. */
+  /** Drains (no new work, in-flight finishes within graceMs, default NODE_DRAIN_TIMEOUT_MS), deregisters by heartbeat, closes engines. */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -136,7 +136,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     address: ctx.address,
     port: grpc.port,
     context: ctx,
-    stop(graceMs = 10_000) {
+    stop(graceMs = config.drainTimeoutMs) {
       stopping ??= (async () => {
         ctx.state = NodeState.NODE_STATE_DRAINING;
         await membership?.stop();
