@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The images' HEALTHCHECK (Docker and Compose; Kubernetes uses the chart's probes instead):
+//   healthcheck.mjs http <port>   GET http://127.0.0.1:<port>/api/health answers 200 (the facade)
+//   healthcheck.mjs grpc <port>   grpc.health.v1.Health/Check("") answers SERVING (scheduler, node)
+// Exit 0 when healthy, 1 otherwise, within 2.5 s.
+import { createRequire } from 'node:module';
+
+const [mode, port] = process.argv.slice(2);
+const deadlineMs = 2500;
+const fail = (why) => {
+  console.error(`unhealthy: ${why}`);
+  process.exit(1);
+};
+if (!/^\d+$/.test(port ?? '')) fail('usage: healthcheck.mjs http|grpc <port>');
+
+if (mode === 'http') {
+  const res = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(deadlineMs) }).catch((err) => fail(err.message));
+  if (res.status !== 200) fail(`GET /api/health answered ${res.status}`);
+} else if (mode === 'grpc') {
+  const require = createRequire(import.meta.url);
+  const grpc = require('@grpc/grpc-js');
+  const loader = require('@grpc/proto-loader');
+  const { protoPath } = require('grpc-health-check');
+  const { grpc: { health: { v1 } } } = grpc.loadPackageDefinition(loader.loadSync(protoPath, { enums: String }));
+  const client = new v1.Health(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const status = await new Promise((resolve) => {
+    client.check({ service: '' }, { deadline: Date.now() + deadlineMs }, (err, res) => resolve(err ? `error: ${err.message}` : res.status));
+  });
+  client.close();
+  if (status !== 'SERVING') fail(`health status ${status}`);
+} else {
+  fail(`unknown mode "${mode}"`);
+}
+process.exit(0);
