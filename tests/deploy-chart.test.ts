@@ -259,7 +259,7 @@ describe('Helm chart charts/tts-platform', () => {
       // A StatefulSet keeps SCHEDULER_ID (its pod name) stable across restarts.
       const scheduler = workload(objects, 'scheduler');
       assert.equal(scheduler.kind, 'StatefulSet');
-      assert.ok((scheduler.spec!.replicas ?? 0) >= 2, `${p}: 2+ scheduler replicas (HA itself is item 3)`);
+      assert.ok((scheduler.spec!.replicas ?? 0) >= 2, `${p}: 2+ scheduler replicas`);
       const nodeService = byKind(objects, 'Service').find((s) => componentOf(s) === 'inference-node');
       assert.equal(nodeService?.spec?.['clusterIP'], 'None', `${p}: headless node Service`);
       for (const c of COMPONENTS) {
