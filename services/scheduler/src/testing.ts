@@ -259,7 +259,7 @@ export async function pollJobEvents(client: SchedulerClient, jobId: string, time
  * last; gap-free event ids; never two attempts running at once; one result (audio hash) per job.
  * Resolves to each job's events.
  */
-export async function expectCompletedOnce(client: SchedulerClient, jobs: readonly Job[], timeoutMs = 45_000): Promise<JobEvent[][]> {
+export async function expectCompletedOnce(client: SchedulerClient, jobs: readonly Pick<Job, 'jobId'>[], timeoutMs = 45_000): Promise<JobEvent[][]> {
   const all = await Promise.all(jobs.map((j) => pollJobEvents(client, j.jobId, timeoutMs)));
   for (const [i, events] of all.entries()) {
     const kinds = events.map((e) => e.kind);
