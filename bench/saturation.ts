@@ -8,7 +8,10 @@
  * 10), after a warm-up, level by level with the formats in a rotating order. Requests rotate over 64 API keys (each limited to the documented 360/min), so
  * no key is rate limited below 384 req/s in all. Reports req/s of successful answers, p50/p95/p99
  * latency, non-2xx answers and socket errors per format and level, the ratio of each format to
- * wav at the same level, and the PSS of the platform's process tree before and after. Writes
+ * wav at the same level, and the PSS of the platform's process tree before and after. A second
+ * platform with the former encoders (TTS_AUDIO_ENCODERS=ffmpeg: one ffmpeg process per request) is
+ * measured in the same sitting at the levels in BENCH_SATURATION_BEFORE_LEVELS (default 8; empty
+ * = none), each run right after the same run on the current platform. Writes
  * bench/results/saturation.json.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -22,6 +25,7 @@ import { r } from './support.js';
 
 const SECONDS = Number(process.env['BENCH_SATURATION_SEC'] ?? 10);
 const LEVELS = (process.env['BENCH_SATURATION_LEVELS'] ?? '1,8,32,64').split(',').map(Number);
+const BEFORE_LEVELS = (process.env['BENCH_SATURATION_BEFORE_LEVELS'] ?? '8').split(',').filter((x) => x !== '').map(Number);
 const KEYS = 64;
 const TEXT = 'Hello world.';
 const VOICE = 'flite:slt';
@@ -118,23 +122,35 @@ writeFileSync(script, WRK_SCRIPT);
 const startedAt = new Date().toISOString();
 const loadAtStart = loadavg().map((x) => r(x, 2));
 const platform = await launchPlatform({}, KEYS);
+const former = BEFORE_LEVELS.length > 0 ? await launchPlatform({ TTS_AUDIO_ENCODERS: 'ffmpeg' }, KEYS) : undefined;
+const print = (label: string, name: string, level: Level): void =>
+  console.log(`${label} ${name.padEnd(12)} c=${String(level.concurrency).padStart(2)}: ${level.req_per_s} req/s, p50 ${level.p50_ms} ms, p95 ${level.p95_ms} ms, p99 ${level.p99_ms} ms, non-2xx ${level.non_2xx}, socket errors ${level.socket_errors} (load ${level.load_avg_1m})`);
 try {
   // Every target answers 200 with audio before it is loaded.
-  for (const t of TARGETS) {
-    const res = await post(platform, t.path, t.body);
-    if (res.status !== 200 || res.bytes < 100) throw new Error(`${t.name}: status ${res.status}, ${res.bytes} bytes`);
+  for (const p of [platform, ...(former ? [former] : [])]) {
+    for (const t of TARGETS) {
+      const res = await post(p, t.path, t.body);
+      if (res.status !== 200 || res.bytes < 100) throw new Error(`${t.name}: status ${res.status}, ${res.bytes} bytes`);
+    }
   }
   const memoryBefore = treeMemory(platform.pid);
   console.log(`memory before: ${memoryBefore.pss_mb} MB PSS over ${memoryBefore.processes} processes`);
   for (const t of TARGETS) await runWrk(platform, t, 8, 3, script); // warm-up, not reported
+  if (former) for (const t of TARGETS) await runWrk(former, t, 8, 3, script);
   // Level by level, the targets in a rotating order, so that a change in the machine's load falls on
   // every format alike rather than on the ones measured last.
   const results: Record<string, Level[]> = Object.fromEntries(TARGETS.map((t) => [t.name, []]));
+  const formerResults: Record<string, Level[]> = Object.fromEntries(TARGETS.map((t) => [t.name, []]));
   for (const [i, c] of LEVELS.entries()) {
     for (const t of [...TARGETS.slice(i % TARGETS.length), ...TARGETS.slice(0, i % TARGETS.length)]) {
       const level = await runWrk(platform, t, c, SECONDS, script);
       results[t.name]!.push(level);
-      console.log(`${t.name.padEnd(12)} c=${String(c).padStart(2)}: ${level.req_per_s} req/s, p50 ${level.p50_ms} ms, p95 ${level.p95_ms} ms, p99 ${level.p99_ms} ms, non-2xx ${level.non_2xx}, socket errors ${level.socket_errors} (load ${level.load_avg_1m})`);
+      print('now   ', t.name, level);
+      if (former && BEFORE_LEVELS.includes(c)) {
+        const old = await runWrk(former, t, c, SECONDS, script);
+        formerResults[t.name]!.push(old);
+        print('ffmpeg', t.name, old);
+      }
     }
   }
   const memoryAfter = treeMemory(platform.pid);
@@ -157,6 +173,7 @@ try {
     memory_after: memoryAfter,
     results,
     ratio_to_wav: ratios,
+    former_encoders: former ? { setting: 'TTS_AUDIO_ENCODERS=ffmpeg', levels: BEFORE_LEVELS, results: formerResults, memory_after: treeMemory(former.pid) } : null,
     peak,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
@@ -164,5 +181,6 @@ try {
   writeFileSync(join(dir, 'saturation.json'), `${JSON.stringify(out, null, 2)}\n`);
 } finally {
   await platform.stop();
+  await former?.stop();
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@ import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envLis
 import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 import type { FestivalTransport } from './engines/festival/index.js';
+import type { EncoderImplementation } from './audio/index.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
 const GRAPH_OPT_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic', 'extended', 'all'];
@@ -59,6 +60,11 @@ export interface NodeConfig {
    * one after the other. @default 2 (TTS_SENTENCES_IN_FLIGHT)
    */
   readonly sentencesInFlight: number;
+  /**
+   * How mp3, opus, aac and flac are encoded: "native" (the codec libraries in this process) or
+   * "ffmpeg" (one ffmpeg process per request, the former path; for comparison). @default "native" (TTS_AUDIO_ENCODERS)
+   */
+  readonly encoders: EncoderImplementation;
   /** Synthesize a short phrase per engine before reporting READY. @default true (TTS_WARMUP) */
   readonly warmup: boolean;
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
@@ -208,6 +214,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     maxQueue: envInt(env, 'TTS_NODE_MAX_QUEUE', 256, { min: 1, max: 100_000 }),
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
+    encoders: envEnum(env, 'TTS_AUDIO_ENCODERS', ['native', 'ffmpeg'] as const, 'native'),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
     drainTimeoutMs: envInt(env, 'NODE_DRAIN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),

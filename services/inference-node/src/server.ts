@@ -81,6 +81,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       admission,
       maxChars: config.maxChars,
       sentencesInFlight: config.sentencesInFlight,
+      encoders: config.encoders,
       ...(vad ? { vad } : {}),
       audioEvents: new AudioEventLog(config.nodeId),
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),

@@ -12,6 +12,7 @@ import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetr
 import {
   contentTypeOf,
   createEncoder,
+  type EncoderImplementation,
   createResampler,
   encodeAudio,
   limitPeak,
@@ -99,6 +100,8 @@ export interface PipelineDeps {
   readonly maxChars: number;
   /** Sentences of one request rendered at once after the first, up to the engine's slots. @default 2 */
   readonly sentencesInFlight?: number;
+  /** How mp3, opus, aac and flac are encoded (TTS_AUDIO_ENCODERS). @default the codec libraries in process */
+  readonly encoders?: EncoderImplementation;
   /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
   readonly vad?: Pick<SileroVad, 'segments'>;
   /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
@@ -307,7 +310,7 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
       }
     }
     const encodeStart = performance.now();
-    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal));
+    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, deps.encoders === undefined ? {} : { implementation: deps.encoders }));
     stats.encodeMs = performance.now() - encodeStart;
     recordSynthesis(plan, deps, stats, { streaming: false, outcome: 'ok', errorCode: '', totalMs: performance.now() - started });
     return { audio, stats };
@@ -335,7 +338,7 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
     encodeSpan.end();
     recordSynthesis(plan, deps, stats, err === undefined ? { streaming: true, outcome: 'ok', errorCode: '', totalMs: performance.now() - started } : failureEnd(err, signal, true, started));
   };
-  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}) });
+  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }) });
   let feedError: unknown;
   const feeding = (async () => {
     try {
