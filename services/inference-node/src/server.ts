@@ -13,7 +13,6 @@ import type { NodeContext } from './domain/node-context.js';
 import { warmUp } from './domain/warmup.js';
 import { loadNodeConfig, type NodeConfig } from './config.js';
 import { createSileroVad, type SileroVad } from './vad/index.js';
-import { stopWarmFfmpeg } from './audio/index.js';
 import { listVoices } from './handlers/list-voices.js';
 import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
 import { synthesize } from './handlers/synthesize.js';
@@ -146,8 +145,6 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
         await registry.close();
         await analysis.close();
         await vad?.close();
-        // The aac encoders' spare ffmpeg processes (shared by the nodes of this process; started again on demand).
-        stopWarmFfmpeg();
         logger.info('inference node stopped');
       })();
       return stopping;

@@ -4,10 +4,10 @@ import { describe, it } from 'node:test';
 import { TtsError, setLogSink } from '@tts/common';
 import { createEncoder, encodeAudio, type AudioEncoder, type EncoderImplementation } from './encode.js';
 import type { AudioFormat } from '@tts/common/audio';
+import { assertKnownLayout, openAacCodec } from './aac-codec.js';
 import { openFlacCodec } from './flac-codec.js';
 import { openLameCodec } from './lame-codec.js';
-import { stopWarmFfmpeg, warmFfmpegPids } from './ffmpeg-pool.js';
-import { FFMPEG, MediaProcess } from './media-process.js';
+import { FFMPEG, FFPROBE, MediaProcess, runToBuffer } from './media-process.js';
 import { openOggOpusCodec } from './opus-codec.js';
 import { decodePcm16le, encodePcm16le, type PcmAudio } from './pcm.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
@@ -38,9 +38,6 @@ function voiceLike(sampleRate: number, sec: number): PcmAudio {
   }
   return { samples, sampleRate };
 }
-
-/** ffmpeg children of this process that are not warm spares of the aac pool (busy, or exited and not yet reaped). */
-const busyFfmpeg = (): { pid: number; state: string }[] => ffmpegChildren().filter((c) => !warmFfmpegPids().includes(c.pid));
 
 function isTtsError(error: unknown, code: string): boolean {
   assert.ok(error instanceof TtsError, `expected TtsError ${code}, got ${String(error)}`);
@@ -158,8 +155,8 @@ describe('encodeAudio', () => {
   ];
 
   for (const c of cases) {
-    // mp3, opus and flac have two implementations (aac and wav one): both must give the same facts.
-    for (const implementation of c.format === 'mp3' || c.format === 'opus' || c.format === 'flac' ? IMPLEMENTATIONS : (['native'] as const)) {
+    // mp3, opus, flac and aac have two implementations (wav one): both must give the same facts.
+    for (const implementation of c.format === 'wav' ? (['native'] as const) : IMPLEMENTATIONS) {
       it(`${c.format} at ${c.rate} Hz (${implementation}): ffprobe sees ${c.codec} in ${c.container} with the right rate and duration, and it decodes to the tone`, async () => {
         const input = tone(c.rate);
         const bytes = await encodeAudio(input, c.format, undefined, { implementation });
@@ -209,7 +206,7 @@ describe('encodeAudio', () => {
   });
 });
 
-describe('in-process encoders (libmp3lame, libopus + libogg, libFLAC)', () => {
+describe("in-process encoders (libmp3lame, libopus + libogg, libFLAC, libavcodec's aac)", () => {
   it('mp3: the same bytes as the ffmpeg path, frame for frame (same library, same settings, same 16-bit input)', async () => {
     for (const rate of [8000, 24000, 44100]) {
       const input = voiceLike(rate, 1.37);
@@ -277,6 +274,96 @@ describe('in-process encoders (libmp3lame, libopus + libogg, libFLAC)', () => {
     });
   }
 
+  it('aac: the same bytes as the ffmpeg path, frame for frame (same encoder, same settings, same 16-bit input, same ADTS headers)', async () => {
+    for (const rate of [8000, 16000, 24000, 44100, 48000]) {
+      const input = voiceLike(rate, 1.37);
+      const native = await encodeAudio(input, 'aac', undefined, { implementation: 'native' });
+      const ffmpeg = await encodeAudio(input, 'aac', undefined, { implementation: 'ffmpeg' });
+      assert.ok(native.length > 1000);
+      assert.ok(native.equals(ffmpeg), `${rate} Hz: ${native.length} vs ${ffmpeg.length} bytes`);
+    }
+  });
+
+  // AAC-LC in ADTS at the default bit rates. The encoder primes with 1024 samples that ADTS cannot
+  // mark, so decoders (ffmpeg's too) put them out first: the input comes out 1024 samples late, and
+  // whole 1024-sample frames, the last one padded.
+  for (const c of [
+    { rate: 8000, kbps: 32 },
+    { rate: 16000, kbps: 96 },
+    { rate: 24000, kbps: 96 },
+    { rate: 44100, kbps: 128 },
+    { rate: 48000, kbps: 128 },
+  ]) {
+    it(`aac at ${c.rate} Hz decodes cleanly to the input: AAC LC in ADTS, rate, channels, length, bit rate, waveform`, async (t) => {
+      const input = voiceLike(c.rate, 3);
+      const n = input.samples.length;
+      const bytes = await encodeAudio(input, 'aac', undefined, { implementation: 'native' });
+      const probed = JSON.parse((await runToBuffer(FFPROBE, ['-v', 'error', '-show_entries', 'format=format_name:stream=codec_name,profile,sample_rate,channels', '-of', 'json', 'pipe:0'], bytes)).toString('utf8')) as {
+        format: { format_name: string };
+        streams: { codec_name: string; profile: string; sample_rate: string; channels: number }[];
+      };
+      assert.equal(probed.format.format_name, 'aac', 'ADTS');
+      assert.deepEqual(probed.streams, [{ codec_name: 'aac', profile: 'LC', sample_rate: String(c.rate), channels: 1 }]);
+
+      // Every byte is in an ADTS frame: sync word, MPEG-4, no CRC, LC, the rate's index, one channel, lengths that chain to the end.
+      const rateIndex = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000].indexOf(c.rate);
+      let frames = 0;
+      for (let at = 0; at < bytes.length; frames++) {
+        assert.equal(bytes.readUInt16BE(at) & 0xfff7, 0xfff1, `ADTS sync, MPEG-4, no CRC at byte ${at}`);
+        assert.equal(bytes[at + 2]! >> 6, 1, 'profile LC');
+        assert.equal((bytes[at + 2]! >> 2) & 0x0f, rateIndex, 'sampling frequency index');
+        assert.equal(((bytes[at + 2]! & 1) << 2) | (bytes[at + 3]! >> 6), 1, 'one channel');
+        const length = ((bytes[at + 3]! & 3) << 11) | (bytes[at + 4]! << 3) | (bytes[at + 5]! >> 5);
+        assert.ok(length > 7, `frame length ${length}`);
+        at += length;
+        assert.ok(at <= bytes.length, 'the last frame is complete');
+      }
+      assert.equal(frames, Math.ceil((n + 1024) / 1024), 'a frame per 1024 samples, after the priming frame');
+
+      const decoded = await decodeStrictly(bytes);
+      assert.equal(decoded.length, frames * 1024);
+      const padding = decoded.length - n - 1024;
+      assert.ok(padding >= 0 && padding < 1024, `decoded ${decoded.length} samples for ${n}: the input + 1024 of priming + ${padding}, not within one frame`);
+      const kbps = (bytes.length * 8) / (decoded.length / c.rate) / 1000;
+      const viaFfmpeg = await encodeAudio(input, 'aac', undefined, { implementation: 'ffmpeg' });
+      t.diagnostic(`aac ${c.rate} Hz: ${kbps.toFixed(2)} kbit/s for ${c.kbps} (ffmpeg path: ${viaFfmpeg.length} bytes, here ${bytes.length})`);
+      assert.ok(Math.abs(kbps - c.kbps) < 0.15 * c.kbps, `${kbps} kbit/s for ${c.kbps} (the encoder's average bit rate)`);
+      assert.ok(Math.abs(bytes.length - viaFfmpeg.length) <= 0.02 * viaFfmpeg.length, `${bytes.length} bytes vs ${viaFfmpeg.length} through ffmpeg`);
+      const { snrDb, lag } = alignedSnr(input.samples, decoded, 2048);
+      t.diagnostic(`aac ${c.rate} Hz: SNR ${snrDb.toFixed(1)} dB at lag ${lag}`);
+      assert.equal(lag, 1024, "the encoder's priming");
+      assert.ok(snrDb > 20, `SNR ${snrDb} dB`);
+    });
+  }
+
+  it('aac sessions free their native memory: RSS stays flat over 1,000 encoders (finished, aborted, left early)', async (t) => {
+    const piece = voiceLike(24000, 0.2).samples;
+    const run = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) {
+        const encoder = createEncoder('aac', 24000, { streaming: true });
+        const out = collect(encoder);
+        await encoder.write(piece);
+        if (i % 3 === 0) {
+          await encoder.end();
+          assert.ok((await out.done).length > 0);
+        } else if (i % 3 === 1) {
+          encoder.abort();
+          await out.done.catch(() => undefined);
+        } else {
+          const iterator = encoder[Symbol.asyncIterator]();
+          await iterator.return?.(); // a client that went away
+          await out.done.catch(() => undefined);
+        }
+      }
+    };
+    await run(500); // warm up: the codec, the allocator, the JIT, the JS heap
+    const before = process.memoryUsage().rss;
+    await run(1000);
+    const grownMb = (process.memoryUsage().rss - before) / 1e6;
+    t.diagnostic(`RSS ${(before / 1e6).toFixed(0)} MB after 500 encoders, then grew by ${grownMb.toFixed(1)} MB over 1,000 more (JS heap ${(process.memoryUsage().heapTotal / 1e6).toFixed(0)} MB)`);
+    assert.ok(grownMb < 45, `RSS grew by ${grownMb.toFixed(1)} MB over 1,000 aac encoders (each holds about 1.1 MB of native state while open)`);
+  });
+
   it('Ogg Opus follows RFC 7845: header pages, granule positions at 48 kHz with pre-skip, end trim, end-of-stream flag; 1 s pages', async () => {
     const rate = 24000;
     const input = voiceLike(rate, 2.5);
@@ -331,7 +418,7 @@ describe('in-process encoders (libmp3lame, libopus + libogg, libFLAC)', () => {
   });
 
   it('encodes a long clip 100 ms at a time, letting the event loop run between the pieces', async () => {
-    for (const format of ['mp3', 'opus', 'flac'] as const) {
+    for (const format of ['mp3', 'opus', 'flac', 'aac'] as const) {
       const input = voiceLike(48000, 30);
       let turns = 0;
       let ticking = true;
@@ -348,13 +435,26 @@ describe('in-process encoders (libmp3lame, libopus + libogg, libFLAC)', () => {
     }
   });
 
+  it("the aac binding takes only libavcodec 59 / libavutil 57 from the versions its struct offsets come from (else aac goes through ffmpeg)", () => {
+    const version = (major: number, minor: number, micro = 100): number => (major << 16) | (minor << 8) | micro;
+    assert.doesNotThrow(() => assertKnownLayout('libavcodec', version(59, 37)));
+    assert.doesNotThrow(() => assertKnownLayout('libavcodec', version(59, 40)));
+    assert.doesNotThrow(() => assertKnownLayout('libavutil', version(57, 28)));
+    assert.throws(() => assertKnownLayout('libavcodec', version(59, 18)), /libavcodec 59\.18\.100/); // FFmpeg 5.0: no ch_layout yet
+    assert.throws(() => assertKnownLayout('libavcodec', version(60, 3)), /libavcodec 60\.3\.100/); // FFmpeg 6.0
+    assert.throws(() => assertKnownLayout('libavutil', version(58, 2)), /libavutil/);
+    assert.throws(() => assertKnownLayout('libavutil', version(56, 70)), /libavutil/);
+  });
+
   it('a codec library that cannot be loaded throws at load (createEncoder then uses ffmpeg), and each format logs once which path it takes', () => {
     assert.throws(() => openLameCodec('libmp3lame-missing.so.0'));
     assert.throws(() => openOggOpusCodec('libopus-missing.so.0'));
     assert.throws(() => openOggOpusCodec(undefined, 'libogg-missing.so.0'));
     assert.throws(() => openFlacCodec('libFLAC-missing.so.12'));
+    assert.throws(() => openAacCodec('libavcodec-missing.so.59'));
+    assert.throws(() => openAacCodec(undefined, 'libavutil-missing.so.57'));
     const paths = logLines.map((line) => JSON.parse(line) as { msg: string; format?: string }).filter((r) => r.msg.startsWith('audio encoder'));
-    assert.deepEqual(paths.map((r) => `${r.format}: ${r.msg}`).sort(), ['flac: audio encoder runs in process', 'mp3: audio encoder runs in process', 'opus: audio encoder runs in process']);
+    assert.deepEqual(paths.map((r) => `${r.format}: ${r.msg}`).sort(), ['aac: audio encoder runs in process', 'flac: audio encoder runs in process', 'mp3: audio encoder runs in process', 'opus: audio encoder runs in process']);
   });
 });
 
@@ -423,17 +523,17 @@ describe('createEncoder (streaming)', () => {
       });
       await writing;
       await assert.rejects(encoder.write(new Float32Array(1)), (e) => isTtsError(e, 'AUDIO_ENCODING_FAILED'));
-      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit');
+      await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
     });
   }
 
   it('abort() of an in-process encoder: no ffmpeg at all; a pending read, the iterator, writes and end reject with TTS_CANCELLED', async () => {
-    for (const format of ['mp3', 'opus', 'flac'] as const) {
+    for (const format of ['mp3', 'opus', 'flac', 'aac'] as const) {
       const encoder = createEncoder(format, 24000);
       const iterator = encoder[Symbol.asyncIterator]();
       const pending = iterator.next(); // nothing encoded yet
       await encoder.write(tone(24000, 0.01).samples); // less than a frame: nothing comes out
-      assert.equal(busyFfmpeg().length, 0, 'no ffmpeg process');
+      assert.equal(ffmpegChildren().length, 0, 'no ffmpeg process');
 
       encoder.abort();
 
@@ -463,7 +563,7 @@ describe('createEncoder (streaming)', () => {
     const encoder = createEncoder('mp3', 24000, { implementation: 'ffmpeg' });
     const iterator = encoder[Symbol.asyncIterator]();
     await encoder.write(tone(24000, 0.2).samples);
-    assert.equal(busyFfmpeg().length, 1, 'ffmpeg runs');
+    assert.equal(ffmpegChildren().length, 1, 'ffmpeg runs');
     const pending = iterator.next();
 
     encoder.abort();
@@ -471,7 +571,7 @@ describe('createEncoder (streaming)', () => {
     await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
     await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
     await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit and be reaped');
+    await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit and be reaped');
   });
 
   for (const implementation of IMPLEMENTATIONS) {
@@ -482,7 +582,7 @@ describe('createEncoder (streaming)', () => {
       await encoder.write(tone(48000, 0.2).samples);
       controller.abort();
       await assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'));
-      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit');
+      await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
 
       for (const format of implementation === 'native' ? (['mp3', 'flac', 'aac'] as const) : (['aac'] as const)) {
         const early = createEncoder(format, 24000, { streaming: true, implementation });
@@ -496,42 +596,12 @@ describe('createEncoder (streaming)', () => {
         }
         await assert.rejects(feeding, (e) => isTtsError(e, 'TTS_CANCELLED'));
       }
-      await waitFor(() => busyFfmpeg().length === 0, 2000, 'ffmpeg to exit after break');
+      await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit after break');
       assert.ok(AbortSignal.abort().aborted);
       const aborted = createEncoder('flac', 24000, { signal: AbortSignal.abort(), implementation });
       await assert.rejects(aborted.write(new Float32Array(1)), (e) => isTtsError(e, 'TTS_CANCELLED'));
     });
   }
-
-  it('aac takes an ffmpeg process started ahead, and the next one is started at once', async () => {
-    stopWarmFfmpeg();
-    const first = createEncoder('aac', 16000, { bitrateKbps: 48 }); // no spare yet: started now
-    await waitFor(() => warmFfmpegPids().length === 1, 5000, 'a spare for the next request');
-    const [spare] = warmFfmpegPids();
-    first.abort();
-    await waitFor(() => busyFfmpeg().length === 0, 2000, 'the first ffmpeg to exit');
-
-    const second = createEncoder('aac', 16000, { bitrateKbps: 48 });
-    assert.ok(!warmFfmpegPids().includes(spare!), 'the spare was taken');
-    assert.deepEqual(busyFfmpeg().map((c) => c.pid), [spare], 'the encoder runs on the spare');
-    const out = collect(second);
-    await second.write(tone(16000, 1).samples);
-    await second.end();
-    const decoded = await decodeStrictly(await out.done, 16000);
-    assert.ok(Math.abs(decoded.length - 16000) < 0.15 * 16000, `${decoded.length} samples`);
-    await waitFor(() => warmFfmpegPids().length === 1 && warmFfmpegPids()[0] !== spare, 5000, 'the next spare');
-
-    const next = warmFfmpegPids()[0];
-    const other = createEncoder('aac', 24000, { bitrateKbps: 48 }); // another argument list: a spare of its own
-    await waitFor(() => warmFfmpegPids().length === 2, 5000, 'a spare per argument list');
-    const third = createEncoder('aac', 8000, { bitrateKbps: 24 }); // a third list: the least recently used spare goes
-    await waitFor(() => warmFfmpegPids().length === 2 && !warmFfmpegPids().includes(next!), 5000, 'the oldest spare to be dropped');
-    other.abort();
-    third.abort();
-    stopWarmFfmpeg();
-    assert.deepEqual(warmFfmpegPids(), []);
-    await waitFor(() => ffmpegChildren().length === 0, 2000, 'every ffmpeg to exit');
-  });
 
   it('streaming wav: header with 0xFFFFFFFF sizes at once, then raw samples as written', async () => {
     const encoder = createEncoder('wav', 16000, { streaming: true });
@@ -582,7 +652,7 @@ describe('createEncoder (streaming)', () => {
     assert.throws(() => createEncoder('mp3', 20000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('pcm', 96000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('mp3', 24000, { bitrateKbps: 0 }), RangeError);
-    assert.equal(busyFfmpeg().length, 0, 'nothing spawned');
+    assert.equal(ffmpegChildren().length, 0, 'nothing spawned');
   });
 
   it('write after end() is a programming error', async () => {

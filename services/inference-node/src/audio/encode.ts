@@ -1,8 +1,7 @@
 /**
- * Streaming audio encoders. wav and pcm are written in JS; mp3, opus (Ogg) and flac are encoded in
- * this process by libmp3lame, libopus + libogg and libFLAC (through koffi), with one ffmpeg process
- * per encoder as the fallback when a library cannot be loaded; aac (ADTS) streams through one ffmpeg
- * process per encoder, started ahead of the request by a warm pool.
+ * Streaming audio encoders. wav and pcm are written in JS; mp3, opus (Ogg), flac and aac (ADTS) are
+ * encoded in this process by libmp3lame, libopus + libogg, libFLAC and libavcodec's aac encoder
+ * (through koffi), with one ffmpeg process per encoder as the fallback when a library cannot be loaded.
  */
 import { TtsError } from '@tts/common';
 import { isAudioFormat, isSampleRateSupported, nearestSupportedRate, type AudioFormat } from '@tts/common/audio';
@@ -35,7 +34,6 @@ export function createEncoder(format: AudioFormat, sampleRate: number, options: 
   if (bitrateKbps !== undefined && (!Number.isFinite(bitrateKbps) || bitrateKbps <= 0)) throw new RangeError(`bitrateKbps must be a positive number, got ${String(bitrateKbps)}`);
   if (format === 'wav' || format === 'pcm') return new JsEncoder(format, sampleRate, options);
   if (options.implementation === 'ffmpeg') return new FfmpegEncoder(format, sampleRate, options);
-  if (format === 'aac') return new FfmpegEncoder(format, sampleRate, { ...options, warm: true });
   const codec = nativeCodec(format);
   if (codec !== undefined) return new NativeEncoder(format, codec, sampleRate, { ...options, bitrateKbps: bitrateKbps ?? defaultBitrateKbps(format, sampleRate) });
   return new FfmpegEncoder(format, sampleRate, options);

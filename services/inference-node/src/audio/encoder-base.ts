@@ -36,10 +36,10 @@ export interface EncoderOptions {
   /** Aborting it aborts the encoder. */
   readonly signal?: AbortSignal;
   /**
-   * 'native': mp3, opus and flac are encoded in this process by libmp3lame, libopus + libogg and
-   * libFLAC, falling back to one ffmpeg process per encoder when a library cannot be loaded, and aac
-   * by an ffmpeg process started ahead (warm pool); 'ffmpeg': one ffmpeg process started for the
-   * encoder, for every format (the former path, kept for comparisons and the encoder benchmark).
+   * 'native': mp3, opus, flac and aac are encoded in this process by libmp3lame, libopus + libogg,
+   * libFLAC and libavcodec's aac encoder, falling back to one ffmpeg process per encoder when a
+   * library cannot be loaded; 'ffmpeg': one ffmpeg process started for the encoder, for every format
+   * (the former path, kept for comparisons and the encoder benchmark).
    * @default 'native'
    */
   readonly implementation?: EncoderImplementation;

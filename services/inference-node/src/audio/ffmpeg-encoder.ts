@@ -1,14 +1,12 @@
 /**
  * Encoders that stream through one ffmpeg process each: s16le in on stdin, the container out on
- * stdout. aac always runs here (by default on a process started ahead, see `ffmpeg-pool.ts`); mp3,
- * opus and flac only when asked for (`implementation: 'ffmpeg'`) or when their codec library cannot
- * be loaded.
+ * stdout. mp3, opus, flac and aac run here only when asked for (`implementation: 'ffmpeg'`) or when
+ * their codec library cannot be loaded.
  */
 import type { Writable } from 'node:stream';
 import { TtsError } from '@tts/common';
 import { defaultBitrateKbps } from './bitrate.js';
 import { EncoderBase, type EncoderOptions } from './encoder-base.js';
-import { takeWarmFfmpeg } from './ffmpeg-pool.js';
 import { FFMPEG, FFMPEG_QUIET, MediaProcess, cancelledError } from './media-process.js';
 import { encodePcm16le } from './pcm.js';
 
@@ -19,8 +17,7 @@ const STREAMING_OGG_PAGE_US = 60_000;
 export class FfmpegEncoder extends EncoderBase {
   private readonly proc: MediaProcess | undefined;
 
-  /** `warm`: take a process started ahead from the warm pool (and start the next one) instead of starting one now. */
-  constructor(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, options: EncoderOptions & { readonly warm?: boolean }) {
+  constructor(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, options: EncoderOptions) {
     super(format, sampleRate, options.signal);
     if (options.signal?.aborted === true) {
       this.abort();
@@ -28,7 +25,7 @@ export class FfmpegEncoder extends EncoderBase {
     }
     const bitrate = options.bitrateKbps ?? defaultBitrateKbps(format, sampleRate);
     const args = ffmpegEncoderArgs(format, sampleRate, bitrate, options.streaming ?? false);
-    const proc = options.warm === true ? takeWarmFfmpeg(args) : new MediaProcess(FFMPEG, args);
+    const proc = new MediaProcess(FFMPEG, args);
     this.proc = proc;
     const stdout = proc.child.stdout;
     stdout.on('data', (chunk: Buffer) => {

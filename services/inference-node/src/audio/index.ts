@@ -12,5 +12,4 @@ export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';
 export { type AudioEncoder, type EncoderImplementation, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
-export { stopWarmFfmpeg } from './ffmpeg-pool.js';
 export { type AudioProbe, type AudioSource, decodeWithFfmpeg, probeAudio } from './probe.js';

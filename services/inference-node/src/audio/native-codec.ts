@@ -1,6 +1,6 @@
 /**
  * The contract between the in-process encoder and a codec library binding (libmp3lame, libopus +
- * libogg, libFLAC): a codec opens sessions; a session encodes small chunks synchronously on the
+ * libogg, libFLAC, libavcodec's aac encoder): a codec opens sessions; a session encodes small chunks synchronously on the
  * calling thread and hands back the container bytes completed so far.
  */
 

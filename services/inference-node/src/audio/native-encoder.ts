@@ -1,11 +1,12 @@
 /**
- * The in-process encoder of mp3, opus and flac: float samples go to a codec library session (see
+ * The in-process encoder of mp3, opus, flac and aac: float samples go to a codec library session (see
  * `native-codec.ts`) in chunks of at most 100 ms of audio, yielding to the event loop between chunks so
  * a long clip never holds the loop for more than one short native call. Which path each format takes
  * (in process, or ffmpeg when its library cannot be loaded) is decided once and logged once.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { TtsError, createLogger } from '@tts/common';
+import { openAacCodec } from './aac-codec.js';
 import { EncoderBase, type EncoderOptions } from './encoder-base.js';
 import { openFlacCodec } from './flac-codec.js';
 import { openLameCodec } from './lame-codec.js';
@@ -14,12 +15,12 @@ import type { CodecSession, NativeCodec } from './native-codec.js';
 import { openOggOpusCodec } from './opus-codec.js';
 
 /** Formats a codec library can encode in process. */
-export type NativeFormat = 'mp3' | 'opus' | 'flac';
+export type NativeFormat = 'mp3' | 'opus' | 'flac' | 'aac';
 
 /** Longest stretch of audio one native call encodes (s): bounds how long the event loop is held. */
 const CHUNK_SEC = 0.1;
 
-const LOADERS: Record<NativeFormat, () => NativeCodec> = { mp3: () => openLameCodec(), opus: () => openOggOpusCodec(), flac: () => openFlacCodec() };
+const LOADERS: Record<NativeFormat, () => NativeCodec> = { mp3: () => openLameCodec(), opus: () => openOggOpusCodec(), flac: () => openFlacCodec(), aac: () => openAacCodec() };
 const codecs = new Map<NativeFormat, NativeCodec | undefined>();
 
 /**
@@ -41,7 +42,7 @@ export function nativeCodec(format: NativeFormat): NativeCodec | undefined {
   return codec;
 }
 
-/** mp3/opus/flac encoded in this process by a codec library session. */
+/** mp3/opus/flac/aac encoded in this process by a codec library session. */
 export class NativeEncoder extends EncoderBase {
   private session: CodecSession | undefined;
   private readonly streaming: boolean;

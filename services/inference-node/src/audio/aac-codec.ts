@@ -1,0 +1,282 @@
+/**
+ * aac (AAC-LC in ADTS) through FFmpeg's own AAC encoder in libavcodec (koffi), the encoder the ffmpeg
+ * process ran before: mono, constant target bit rate, encoded at the input rate, fed the same 16-bit
+ * samples (as floats, the way ffmpeg converted them), 1024-sample frames, the last one short; each
+ * packet gets the 7-byte ADTS header ffmpeg's adts muxer wrote (MPEG-4, no CRC, LC, buffer fullness
+ * 0x7FF), so the frames are the ones ffmpeg wrote (encode.test.ts compares them byte for byte). As
+ * from ffmpeg, the stream starts with the encoder's 1024 samples of priming, which ADTS cannot mark.
+ *
+ * The encoder is set up through AVOptions where the context has one ("b", "ar", "ch_layout",
+ * "time_base"; "frame_size" is read back); the few struct fields without one (the context's
+ * sample_fmt, the frame's nb_samples/format/sample_rate/ch_layout/data, the packet's data/size) are
+ * read and written at offsets taken from the FFmpeg 5.1.9 headers (libavcodec 59.37.100, libavutil
+ * 57.28.100; Debian 12's libavcodec-dev/libavutil-dev 7:5.1.9-0+deb12u1). They hold for every
+ * libavcodec 59 from 59.37 and libavutil 57 from 57.28 (FFmpeg only appends fields within a major);
+ * any other version is refused at load, and aac then goes through ffmpeg as before.
+ */
+import koffi, { type IKoffiCType, type IKoffiLib } from 'koffi';
+import type { CodecSession, CodecSettings, NativeCodec } from './native-codec.js';
+import { nativeFinalizer } from './native-codec.js';
+import { floatToInt16 } from './pcm.js';
+
+/** The libavcodec shared object (Debian 12: libavcodec59, a dependency of the ffmpeg package). */
+export const AVCODEC_LIBRARY = 'libavcodec.so.59';
+/** The libavutil shared object (Debian 12: libavutil57). */
+export const AVUTIL_LIBRARY = 'libavutil.so.57';
+
+/** Versions whose struct layout the offsets below come from: the major, and the lowest minor. */
+export const LAYOUT_VERSIONS = { libavcodec: [59, 37], libavutil: [57, 28] } as const;
+
+/** Byte offsets in FFmpeg 5.1's structs (x86-64 / any LP64 ABI), from the headers named above. */
+const OFFSET = {
+  /** AVCodecContext.sample_fmt (enum AVSampleFormat; no AVOption in lavc 59). */
+  contextSampleFmt: 360,
+  /** AVFrame.data[0] (uint8_t *). */
+  frameData0: 0,
+  /** AVFrame.nb_samples (int). */
+  frameNbSamples: 112,
+  /** AVFrame.format (int). */
+  frameFormat: 116,
+  /** AVFrame.sample_rate (int). */
+  frameSampleRate: 208,
+  /** AVFrame.ch_layout (AVChannelLayout, 24 bytes). */
+  frameChLayout: 448,
+  /** AVPacket.data (uint8_t *). */
+  packetData: 24,
+  /** AVPacket.size (int). */
+  packetSize: 32,
+} as const;
+
+const AV_SAMPLE_FMT_FLTP = 8;
+const AV_CHANNEL_ORDER_NATIVE = 1;
+const AV_CH_LAYOUT_MONO = 0x4n; // AV_CH_FRONT_CENTER
+const AVERROR_EAGAIN = -11;
+const AVERROR_EOF = -541478725; // FFERRTAG('E','O','F',' ')
+const AV_LOG_QUIET = -8;
+/** Frame length of AAC-LC (samples); the encoder must report it. */
+const AAC_FRAME = 1024;
+/** ADTS sampling_frequency_index by rate (ISO/IEC 14496-3, 1.6.3.4). */
+const SAMPLING_FREQUENCY_INDEX = new Map([96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350].map((rate, index) => [rate, index]));
+const ADTS_HEADER_BYTES = 7;
+/** Largest ADTS frame (13-bit length field). */
+const ADTS_MAX_FRAME_BYTES = 0x1fff;
+
+let types: { readonly ChannelLayout: IKoffiCType; readonly rational: IKoffiCType } | undefined;
+/** koffi's type names are global: declared once, on the first load (AVRational is used by name in a prototype). */
+function avTypes(): { readonly ChannelLayout: IKoffiCType; readonly rational: IKoffiCType } {
+  types ??= {
+    ChannelLayout: koffi.struct('AVChannelLayout', { order: 'int', nb_channels: 'int', mask: 'uint64_t', opaque: 'void *' }),
+    rational: koffi.struct('AVRational', { num: 'int', den: 'int' }),
+  };
+  return types;
+}
+
+/** glibc's mallopt parameter for the mmap threshold (malloc.h). */
+const M_MMAP_THRESHOLD = -3;
+/** Allocations from this size on get their own mapping, returned to the system when freed (bytes). */
+const MMAP_THRESHOLD_BYTES = 256 * 1024;
+
+/** The C library (for memcpy, and glibc's mallopt). */
+const LIBC = 'libc.so.6';
+
+/**
+ * Each aac session allocates two blocks of about 550 kB (the encoder's context and its
+ * psychoacoustic state). glibc serves the first ones by mmap, but freeing them raises its dynamic mmap
+ * threshold above their size, and from then on they come from the heap, where the node's small
+ * long-lived allocations between them keep the freed space from being reused: RSS grew by 0.1-0.4 MB
+ * per session (86 MB over 1,000 encoders in encode.test.ts, 1.4 GB after 3,000 bare sessions in a
+ * loop), while malloc's bytes in use stayed flat. A fixed threshold keeps such blocks in their own
+ * mappings (what glibc does before it adjusts the threshold), and RSS stays flat. The setting is the
+ * process's: every allocation of 256 kB or more in the node is mapped on its own from then on.
+ * Another C library (no mallopt): left as it is.
+ */
+function keepLargeBlocksMapped(libc: IKoffiLib): void {
+  try {
+    libc.func('int mallopt(int param, int value)')(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
+  } catch {
+    // another C library: its allocator is not glibc's
+  }
+}
+
+/**
+ * Throws unless `version` (an AV_VERSION_INT, as `avcodec_version()` returns it) of `library` has the
+ * struct layout of LAYOUT_VERSIONS: the same major, at least the minor.
+ */
+export function assertKnownLayout(library: keyof typeof LAYOUT_VERSIONS, version: number): void {
+  const [major, minor] = LAYOUT_VERSIONS[library];
+  if (version >>> 16 === major && ((version >>> 8) & 0xff) >= minor) return;
+  const text = `${String(version >>> 16)}.${String((version >>> 8) & 0xff)}.${String(version & 0xff)}`;
+  throw new Error(`${library} ${text} does not have the struct layout of ${library} ${String(major)}.${String(minor)}+ that this binding's offsets come from`);
+}
+
+/**
+ * Loads libavcodec and libavutil (sonames or paths) and checks that their versions have the struct
+ * layout this binding was written against; throws when either cannot be loaded, has another layout
+ * or lacks the AAC encoder.
+ */
+export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLibrary: string = AVUTIL_LIBRARY): NativeCodec {
+  const avcodec = koffi.load(avcodecLibrary);
+  const avutil = koffi.load(avutilLibrary);
+  assertKnownLayout('libavcodec', avcodec.func('uint32_t avcodec_version()')() as number);
+  assertKnownLayout('libavutil', avutil.func('uint32_t avutil_version()')() as number);
+
+  const findEncoderByName = avcodec.func('const void *avcodec_find_encoder_by_name(const char *name)');
+  const allocContext = avcodec.func('void *avcodec_alloc_context3(const void *codec)');
+  const freeContext = avcodec.func('void avcodec_free_context(_Inout_ void **avctx)');
+  const openCodec = avcodec.func('int avcodec_open2(void *avctx, const void *codec, void *options)');
+  const sendFrame = avcodec.func('int avcodec_send_frame(void *avctx, const void *frame)');
+  const receivePacket = avcodec.func('int avcodec_receive_packet(void *avctx, void *avpkt)');
+  const packetAlloc = avcodec.func('void *av_packet_alloc()');
+  const packetFree = avcodec.func('void av_packet_free(_Inout_ void **pkt)');
+  const packetUnref = avcodec.func('void av_packet_unref(void *pkt)');
+  const { ChannelLayout } = avTypes();
+  const optSetInt = avutil.func('int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags)');
+  const optSet = avutil.func('int av_opt_set(void *obj, const char *name, const char *val, int search_flags)');
+  const optSetQ = avutil.func('int av_opt_set_q(void *obj, const char *name, AVRational val, int search_flags)');
+  const optGetInt = avutil.func('int av_opt_get_int(void *obj, const char *name, int search_flags, _Out_ int64_t *out_val)');
+  const frameAlloc = avutil.func('void *av_frame_alloc()');
+  const frameFree = avutil.func('void av_frame_free(_Inout_ void **frame)');
+  const frameGetBuffer = avutil.func('int av_frame_get_buffer(void *frame, int align)');
+  const frameMakeWritable = avutil.func('int av_frame_make_writable(void *frame)');
+  const strerror = avutil.func('int av_strerror(int errnum, _Out_ char *errbuf, size_t errbuf_size)');
+  // Samples in and packets out are copied by memcpy with the native side's address as an integer:
+  // koffi's pointer objects and views of native memory (koffi.decode(..., 'void *'), koffi.view)
+  // keep about 150-250 bytes of native memory each, for good (measured with koffi 2.16), which at a
+  // few per 1024 samples added up to about 5 kB per session. uintptr_t and a pointer are passed alike.
+  const libc = koffi.load(LIBC);
+  const copyToNative = libc.func('void *memcpy(uintptr_t dest, const float *src, size_t n)');
+  const copyFromNative = libc.func('void *memcpy(_Out_ uint8_t *dest, uintptr_t src, size_t n)');
+  // Errors come back as return codes; nothing of libav's own logging reaches the node's stderr.
+  avutil.func('void av_log_set_level(int level)')(AV_LOG_QUIET);
+
+  const codec: unknown = findEncoderByName('aac');
+  if (codec === null) throw new Error(`${avcodecLibrary} has no aac encoder`);
+  keepLargeBlocksMapped(libc);
+
+  const avError = (call: string, code: number): Error => {
+    const text = Buffer.alloc(128);
+    strerror(code, text, text.length);
+    return new Error(`${call} failed: ${text.toString('latin1', 0, Math.max(0, text.indexOf(0)))} (${String(code)})`);
+  };
+  const checked = (call: string, code: number): void => {
+    if (code < 0) throw avError(call, code);
+  };
+
+  return {
+    libraries: [avcodecLibrary, avutilLibrary, LIBC],
+    open(settings: CodecSettings): CodecSession {
+      const { sampleRate } = settings;
+      const frequencyIndex = SAMPLING_FREQUENCY_INDEX.get(sampleRate);
+      if (frequencyIndex === undefined) throw new Error(`AAC has no ADTS sampling frequency index for ${String(sampleRate)} Hz`);
+      const context: unknown = allocContext(codec);
+      if (context === null) throw new Error('avcodec_alloc_context3 failed');
+      const frame: unknown = frameAlloc();
+      const packet: unknown = packetAlloc();
+      let open = true;
+      const release = (): void => {
+        if (!open) return;
+        open = false;
+        freeContext([context]);
+        if (frame !== null) frameFree([frame]);
+        if (packet !== null) packetFree([packet]);
+      };
+      const token = {};
+      nativeFinalizer.register(token, release, token);
+      try {
+        if (frame === null || packet === null) throw new Error('av_frame_alloc or av_packet_alloc failed');
+        checked('av_opt_set_int(b)', optSetInt(context, 'b', Math.round(settings.bitrateKbps * 1000), 0) as number);
+        checked('av_opt_set_int(ar)', optSetInt(context, 'ar', sampleRate, 0) as number);
+        checked('av_opt_set(ch_layout)', optSet(context, 'ch_layout', 'mono', 0) as number);
+        checked('av_opt_set_q(time_base)', optSetQ(context, 'time_base', { num: 1, den: sampleRate }, 0) as number);
+        koffi.encode(context, OFFSET.contextSampleFmt, 'int', AV_SAMPLE_FMT_FLTP);
+        checked('avcodec_open2(aac)', openCodec(context, codec, null) as number);
+        const frameSize = [0n];
+        checked('av_opt_get_int(frame_size)', optGetInt(context, 'frame_size', 0, frameSize) as number);
+        if (Number(frameSize[0]) !== AAC_FRAME) throw new Error(`the aac encoder asks for frames of ${String(frameSize[0])} samples, not ${String(AAC_FRAME)}`);
+        koffi.encode(frame, OFFSET.frameNbSamples, 'int', AAC_FRAME);
+        koffi.encode(frame, OFFSET.frameFormat, 'int', AV_SAMPLE_FMT_FLTP);
+        koffi.encode(frame, OFFSET.frameSampleRate, 'int', sampleRate);
+        koffi.encode(frame, OFFSET.frameChLayout, ChannelLayout, { order: AV_CHANNEL_ORDER_NATIVE, nb_channels: 1, mask: AV_CH_LAYOUT_MONO, opaque: null });
+        checked('av_frame_get_buffer', frameGetBuffer(frame, 0) as number);
+      } catch (err) {
+        nativeFinalizer.unregister(token);
+        release();
+        throw err;
+      }
+
+      // ADTS fixed header + the constant part of the variable header (ISO/IEC 14496-3, 1.A.2.2):
+      // syncword, MPEG-4, layer 0, no CRC, profile LC (object type 2 - 1), frequency index, channel
+      // configuration 1, buffer fullness 0x7FF (VBR), one raw data block; the frame length goes in per frame.
+      const header = Buffer.from([0xff, 0xf1, (1 << 6) | (frequencyIndex << 2), 1 << 6, 0, 0x1f, 0xfc]);
+      const pending = new Float32Array(AAC_FRAME);
+      let pendingFill = 0;
+      let out: Buffer[] = [];
+
+      const drain = (): void => {
+        for (;;) {
+          const status = receivePacket(context, packet) as number;
+          if (status === AVERROR_EAGAIN || status === AVERROR_EOF) return;
+          checked('avcodec_receive_packet', status);
+          try {
+            const size = koffi.decode(packet, OFFSET.packetSize, 'int') as number;
+            const length = ADTS_HEADER_BYTES + size;
+            if (length > ADTS_MAX_FRAME_BYTES) throw new Error(`an AAC frame of ${String(size)} bytes does not fit an ADTS frame`);
+            const adts = Buffer.allocUnsafe(length);
+            header.copy(adts);
+            adts[3] = header[3]! | (length >>> 11);
+            adts[4] = (length >>> 3) & 0xff;
+            adts[5] = ((length & 7) << 5) | 0x1f;
+            copyFromNative(adts.subarray(ADTS_HEADER_BYTES), koffi.decode(packet, OFFSET.packetData, 'uintptr_t') as number, size);
+            out.push(adts);
+          } finally {
+            packetUnref(packet);
+          }
+        }
+      };
+      /** Sends `pending` (its first `samples` samples; fewer than a frame only at the end). */
+      const sendPending = (samples: number): void => {
+        checked('av_frame_make_writable', frameMakeWritable(frame) as number); // the encoder may still hold the last one
+        if (samples !== AAC_FRAME) koffi.encode(frame, OFFSET.frameNbSamples, 'int', samples);
+        copyToNative(koffi.decode(frame, OFFSET.frameData0, 'uintptr_t') as number, pending, samples * 4);
+        checked('avcodec_send_frame', sendFrame(context, frame) as number);
+        pendingFill = 0;
+        drain();
+      };
+      const takeOut = (): Buffer => {
+        const bytes = out.length === 1 ? out[0]! : Buffer.concat(out);
+        out = [];
+        return bytes;
+      };
+      const assertOpen = (): void => {
+        if (!open) throw new Error('aac session is closed');
+      };
+
+      return {
+        encode(samples) {
+          assertOpen();
+          const pcm = floatToInt16(samples); // the 16-bit samples ffmpeg was fed, as the floats it converted them to
+          for (let at = 0; at < pcm.length; ) {
+            const take = Math.min(AAC_FRAME - pendingFill, pcm.length - at);
+            for (let i = 0; i < take; i++) pending[pendingFill + i] = pcm[at + i]! / 32768;
+            pendingFill += take;
+            at += take;
+            if (pendingFill === AAC_FRAME) sendPending(AAC_FRAME);
+          }
+          return takeOut();
+        },
+        flush: () => Buffer.alloc(0),
+        finish() {
+          assertOpen();
+          if (pendingFill > 0) sendPending(pendingFill);
+          checked('avcodec_send_frame(NULL)', sendFrame(context, null) as number);
+          drain();
+          return takeOut();
+        },
+        close() {
+          nativeFinalizer.unregister(token);
+          release();
+        },
+      };
+    },
+  };
+}
