@@ -1,16 +1,17 @@
 /**
  * aac (AAC-LC in ADTS) through FFmpeg's own AAC encoder in libavcodec (koffi), the encoder the ffmpeg
- * process ran before: mono, constant target bit rate, encoded at the input rate, fed the same 16-bit
- * samples (as floats, the way ffmpeg converted them), 1024-sample frames, the last one short; each
- * packet gets the 7-byte ADTS header ffmpeg's adts muxer wrote (MPEG-4, no CRC, LC, buffer fullness
- * 0x7FF), so the frames are the ones ffmpeg wrote (encode.test.ts compares them byte for byte). As
- * from ffmpeg, the stream starts with the encoder's 1024 samples of priming, which ADTS cannot mark.
+ * process runs: mono, target bit rate, the "fast" quantizer search (see AAC_CODER), encoded at the
+ * input rate, fed the same 16-bit samples (as floats, the way ffmpeg converts them), 1024-sample
+ * frames, the last one short; each packet gets the 7-byte ADTS header of ffmpeg's adts muxer
+ * (MPEG-4, no CRC, LC, buffer fullness 0x7FF), so the frames are the ones ffmpeg writes with the same
+ * settings (encode.test.ts compares them byte for byte). As from ffmpeg, the stream starts with the
+ * encoder's 1024 samples of priming, which ADTS cannot mark.
  *
  * The encoder is set up through AVOptions where the context has one ("b", "ar", "ch_layout",
- * "time_base"; "frame_size" is read back); the few struct fields without one (the context's
- * sample_fmt, the frame's nb_samples/format/sample_rate/ch_layout/data, the packet's data/size) are
- * read and written at offsets taken from the FFmpeg 5.1.9 headers (libavcodec 59.37.100, libavutil
- * 57.28.100; Debian 12's libavcodec-dev/libavutil-dev 7:5.1.9-0+deb12u1). They hold for every
+ * "time_base", the encoder's "aac_coder"; "frame_size" is read back); the few struct fields without
+ * one (the context's sample_fmt, the frame's nb_samples/format/sample_rate/ch_layout/data, the
+ * packet's data/size) are read and written at offsets taken from the FFmpeg 5.1.9 headers (libavcodec
+ * 59.37.100, libavutil 57.28.100; Debian 12's libavcodec-dev/libavutil-dev 7:5.1.9-0+deb12u1). They hold for every
  * libavcodec 59 from 59.37 and libavutil 57 from 57.28 (FFmpeg only appends fields within a major);
  * any other version is refused at load, and aac then goes through ffmpeg as before.
  */
@@ -53,6 +54,17 @@ const AV_CH_LAYOUT_MONO = 0x4n; // AV_CH_FRONT_CENTER
 const AVERROR_EAGAIN = -11;
 const AVERROR_EOF = -541478725; // FFERRTAG('E','O','F',' ')
 const AV_LOG_QUIET = -8;
+/** av_opt_* flag: look in the codec's private options too (where aac_coder is). */
+const AV_OPT_SEARCH_CHILDREN = 1;
+/**
+ * The encoder's quantizer search ("aac_coder"), the same as `ffmpeg-encoder.ts` passes. FFmpeg 5.1's
+ * default, "twoloop", costs 6-12 ms of CPU per second of speech (16-48 kHz, flite/espeak), which at
+ * about 1 s of audio per short request kept aac at 54-68 % of wav's requests per second; "fast" costs
+ * 2.4-8 ms, and at the bit rates used here (32 kbit/s at 8 kHz, 96-128 for one channel above) its
+ * output is no further from the input: waveform SNR 35-56 dB vs 30-52 dB, log-spectral distance
+ * 2.2-6.6 dB vs 2.7-5.2 dB on the same clips (bench/README.md).
+ */
+const AAC_CODER = 'fast';
 /** Frame length of AAC-LC (samples); the encoder must report it. */
 const AAC_FRAME = 1024;
 /** ADTS sampling_frequency_index by rate (ISO/IEC 14496-3, 1.6.3.4). */
@@ -188,6 +200,7 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
         checked('av_opt_set_int(ar)', optSetInt(context, 'ar', sampleRate, 0) as number);
         checked('av_opt_set(ch_layout)', optSet(context, 'ch_layout', 'mono', 0) as number);
         checked('av_opt_set_q(time_base)', optSetQ(context, 'time_base', { num: 1, den: sampleRate }, 0) as number);
+        checked('av_opt_set(aac_coder)', optSet(context, 'aac_coder', AAC_CODER, AV_OPT_SEARCH_CHILDREN) as number);
         koffi.encode(context, OFFSET.contextSampleFmt, 'int', AV_SAMPLE_FMT_FLTP);
         checked('avcodec_open2(aac)', openCodec(context, codec, null) as number);
         const frameSize = [0n];

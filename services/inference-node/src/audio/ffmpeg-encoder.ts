@@ -75,7 +75,7 @@ function ffmpegEncoderArgs(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: 
   const codec = {
     mp3: ['-c:a', 'libmp3lame', ...bitrate, '-f', 'mp3', '-id3v2_version', '0', '-write_xing', '0'],
     opus: ['-c:a', 'libopus', ...bitrate, '-f', 'ogg', ...(streaming ? ['-page_duration', String(STREAMING_OGG_PAGE_US)] : [])],
-    aac: ['-c:a', 'aac', ...bitrate, '-f', 'adts'],
+    aac: ['-c:a', 'aac', '-aac_coder', 'fast', ...bitrate, '-f', 'adts'], // the in-process encoder's coder (aac-codec.ts)
     flac: ['-c:a', 'flac', '-f', 'flac'],
   }[format];
   return [...FFMPEG_QUIET, ...input, '-map_metadata', '-1', ...codec, '-flush_packets', '1', 'pipe:1'];
