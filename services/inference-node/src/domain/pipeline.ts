@@ -170,7 +170,8 @@ interface RenderedSentence {
 /**
  * Renders the plan sentence by sentence as float samples at the output rate. Each piece is
  * yielded as soon as it is ready, in order; the first is trimmed at its start, the last at its end.
- * The first sentence renders alone (nothing competes with the first audio); from then on up to
+ * The first sentence renders alone, and the next ones start once its audio has gone out (nothing
+ * competes with the first audio); from then on up to
  * `deps.sentencesInFlight` (2) of the following ones render at once where the engine has the slots (flite's
  * worker threads, festival's processes), each taking its slot in the engine's FIFO like any other
  * request's sentence, so a long text on an idle node is not held to one core.
@@ -226,6 +227,10 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     rendering.catch(() => undefined); // awaited in order below; a later one may fail first
     pending.push(rendering);
   };
+  /** Starts the sentences after `i` that may render now. */
+  const renderAhead = (i: number): void => {
+    while (pending.length < plan.chunks.length && pending.length <= i + inFlight) launch();
+  };
   deps.admission.trackChars(plan.characters);
   let remaining = plan.characters;
   try {
@@ -236,7 +241,8 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       checkAborted(signal);
       const text = plan.chunks[i]!;
       const rendered = await pending[i]!;
-      while (pending.length < plan.chunks.length && pending.length <= i + inFlight) launch();
+      // After the first piece has gone out (below), so nothing competes with the first audio.
+      if (i > 0) renderAhead(i);
       let audio = rendered.audio;
       if (!rendered.speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
       if (plan.job.pitchRatio !== undefined && plan.job.pitchRatio !== 1) audio = await pitchShift(audio, plan.job.pitchRatio, signal);
@@ -269,6 +275,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
         stats.watermarkMs += performance.now() - t;
       }
       if (out.length > 0) yield out;
+      if (i === 0) renderAhead(0);
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
