@@ -22,6 +22,8 @@ export interface FacadeConfig {
   readonly host: string;
   /** Scheduler gRPC address: host:port, or "unix:/path" for a Unix domain socket. @default "127.0.0.1:50051" (SCHEDULER_ADDRESS) */
   readonly schedulerAddress: string;
+  /** The platform components' token the scheduler requires, sent with every call to it. (TTS_INTERNAL_TOKEN) */
+  readonly internalToken: string | undefined;
   /** Deadline of one synchronous synthesis, ms. @default 120000 (TTS_REQUEST_TIMEOUT_MS) */
   readonly requestTimeoutMs: number;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
@@ -132,6 +134,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
     host: envString(env, 'HOST', '0.0.0.0'),
     schedulerAddress: envString(env, 'SCHEDULER_ADDRESS', '127.0.0.1:50051'),
+    internalToken: envOptional(env, 'TTS_INTERNAL_TOKEN'),
     requestTimeoutMs: envInt(env, 'TTS_REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),

@@ -51,7 +51,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
   // One background ListNodes feeds both the routing of requests and the cluster view.
-  const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
+  const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, internalToken: config.internalToken, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
   const cluster = new ClusterView(router, undefined, logger);
   const access = await openAccessServices(config, logger);
   const analysis = new AnalysisGateway({ router, timeoutMs: config.analysisTimeoutMs });
@@ -68,7 +68,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     openapi: loadOpenApiDocument(),
     access,
     metering: new Metering(access),
-    jobs: new JobsGateway(config.schedulerAddress),
+    jobs: new JobsGateway(config.schedulerAddress, config.internalToken),
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),

@@ -90,10 +90,14 @@ export function eventJson(e: JobEvent): Record<string, unknown> {
 
 /** The facade's client of the scheduler's job API. */
 export class JobsGateway {
-  constructor(private readonly schedulerAddress: string) {}
+  /** `internalToken`: the platform credential the scheduler requires (TTS_INTERNAL_TOKEN). */
+  constructor(
+    private readonly schedulerAddress: string,
+    private readonly internalToken?: string,
+  ) {}
 
   private get client() {
-    return schedulerClient(this.schedulerAddress);
+    return schedulerClient(this.schedulerAddress, this.internalToken === undefined ? undefined : { kind: 'internal', token: this.internalToken });
   }
 
   /** Queues a job. */

@@ -27,6 +27,8 @@ import {
 export interface NodeRouterOptions {
   /** Scheduler gRPC address (ListNodes). */
   readonly schedulerAddress: string;
+  /** The platform credential the scheduler requires (TTS_INTERNAL_TOKEN). */
+  readonly internalToken?: string | undefined;
   /** Routing policy; the scheduler's SCHEDULER_ROUTING. @default "least-loaded" */
   readonly policy?: RoutingPolicyName;
   /** Interval between background refreshes of the view, ms. @default 250 */
@@ -262,7 +264,8 @@ export class NodeRouter {
 
   private async fetch(): Promise<RoutingView> {
     this.lastFetchStartMs = Date.now();
-    const scheduler = schedulerClient(this.options.schedulerAddress);
+    const { internalToken } = this.options;
+    const scheduler = schedulerClient(this.options.schedulerAddress, internalToken === undefined ? undefined : { kind: 'internal', token: internalToken });
     let nodes: NodeView[];
     try {
       nodes = (await callUnary(scheduler.listNodes.bind(scheduler), {}, { timeoutMs: this.fetchTimeoutMs })).nodes;

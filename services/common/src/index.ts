@@ -7,6 +7,7 @@ export { TtsError } from './errors/tts-error.js';
 export { ConfigError, envLogLevel, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
 export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';
+export { CREDENTIAL_METADATA, credentialInterceptor, metadataValue, sameSecret, type CallerCredential } from './grpc/caller-credentials.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';

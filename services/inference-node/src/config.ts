@@ -35,6 +35,8 @@ export interface NodeConfig {
   readonly advertiseAddress: string | undefined;
   /** Scheduler to register with (host:port or "unix:/path"); none = standalone. (SCHEDULER_ADDRESS) */
   readonly schedulerAddress: string | undefined;
+  /** The scheduler's join credential, sent when registering and heart-beating. (TTS_NODE_JOIN_TOKEN) */
+  readonly nodeJoinToken: string | undefined;
   /**
    * Engines to load, in voice-resolution priority order; `piper` is loadable when listed (it needs
    * a voice in `modelDirs`). @default festival,flite,espeak (TTS_ENGINES)
@@ -206,6 +208,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     socketPath: envOptional(env, 'NODE_GRPC_SOCKET'),
     advertiseAddress: envOptional(env, 'NODE_ADVERTISE_ADDRESS'),
     schedulerAddress: envOptional(env, 'SCHEDULER_ADDRESS'),
+    nodeJoinToken: envOptional(env, 'TTS_NODE_JOIN_TOKEN'),
     engines: Object.freeze(envList(env, 'TTS_ENGINES', ['festival', 'flite', 'espeak'])),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
     fliteWorkers: envInt(env, 'TTS_FLITE_WORKERS', availableParallelism(), { min: 1, max: 64 }),

@@ -126,7 +126,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   }
   ctx.state = registry.ready().length > 0 ? NodeState.NODE_STATE_READY : NodeState.NODE_STATE_LOADING;
   grpc.setServing(ctx.state === NodeState.NODE_STATE_READY ? 'SERVING' : 'NOT_SERVING');
-  const membership = config.schedulerAddress ? startMembership(ctx, config.schedulerAddress, config.heartbeatMs) : undefined;
+  const membership = config.schedulerAddress ? startMembership(ctx, config.schedulerAddress, config.heartbeatMs, config.nodeJoinToken) : undefined;
   const stopLoadGauges = observeNodeLoad(config.nodeId, () => ({ inFlight: admission.inFlight(), queueDepth: admission.queueDepth(), queuedWorkSeconds: admission.queuedWorkSeconds() }));
   logger.info('inference node ready', { address: ctx.address, engines: registry.ready().map((e) => e.name), state: NodeState[ctx.state] });
 
@@ -157,8 +157,8 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 /** Registers with the scheduler and heart-beats until stopped; re-registers when forgotten. */
-function startMembership(ctx: NodeContext, schedulerAddress: string, intervalMs: number): { stop(): Promise<void> } {
-  const client = schedulerClient(schedulerAddress);
+function startMembership(ctx: NodeContext, schedulerAddress: string, intervalMs: number, joinToken: string | undefined): { stop(): Promise<void> } {
+  const client = schedulerClient(schedulerAddress, joinToken === undefined ? undefined : { kind: 'node', token: joinToken });
   let registered = false;
   let stopped = false;
   let period = intervalMs;

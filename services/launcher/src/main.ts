@@ -3,6 +3,7 @@
  * separate processes talking real gRPC, over Unix domain sockets by default (TCP on loopback with
  * TTS_INTERNAL_TRANSPORT=tcp). Ctrl-C / SIGTERM stops them in order.
  */
+import { randomBytes } from 'node:crypto';
 import { rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger, ensurePrivateDir, setLogLevel, unixAddress } from '@tts/common';
@@ -18,6 +19,10 @@ const nodeSocket = (i: number): string => path.join(config.socketDir, `node-${i 
 if (unix) ensurePrivateDir(config.socketDir);
 const schedulerAddress = unix ? unixAddress(schedulerSocket) : `${config.internalHost}:${config.schedulerPort}`;
 const base = { ...process.env };
+// The scheduler takes owner and tier only from an authenticated caller and admits only nodes with
+// the join credential, on one machine too: tokens for this run unless the user set them.
+base['TTS_INTERNAL_TOKEN'] ??= randomBytes(32).toString('base64url');
+base['TTS_NODE_JOIN_TOKEN'] ??= randomBytes(32).toString('base64url');
 // The children's listening settings come from the launcher alone.
 delete base['SCHEDULER_GRPC_SOCKET'];
 delete base['NODE_GRPC_SOCKET'];

@@ -70,6 +70,32 @@ export interface SchedulerConfig {
   readonly queuePollMs: number;
   /** Idle time after which a queue entry held by a silent scheduler is taken over, ms. @default 30000 (SCHEDULER_QUEUE_LEASE_MS) */
   readonly queueLeaseMs: number;
+  /**
+   * The platform components' token (the facade sends it as "authorization: Bearer <token>"; it may
+   * state a job's owner and tier). Required unless the scheduler listens on loopback or a Unix
+   * socket only, where callers without a credential count as platform components (tests, a
+   * hand-started dev setup; `npm start` always sets one). (TTS_INTERNAL_TOKEN)
+   */
+  readonly internalToken: string | undefined;
+  /** The token nodes must present to register and heart-beat; same rule as TTS_INTERNAL_TOKEN. (TTS_NODE_JOIN_TOKEN) */
+  readonly nodeJoinToken: string | undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Checks the caller credentials of a complete configuration (start() runs it after overrides):
+ * required beyond loopback, where a scheduler reachable from other machines must trust no
+ * unauthenticated caller; at least 16 characters.
+ */
+export function checkCallerCredentials(config: SchedulerConfig): SchedulerConfig {
+  const local = config.socketPath !== undefined || LOOPBACK_HOSTS.has(config.host);
+  if (!local && config.internalToken === undefined) throw new ConfigError('TTS_INTERNAL_TOKEN', `is required when the scheduler listens on ${config.host} (beyond loopback)`);
+  if (!local && config.nodeJoinToken === undefined) throw new ConfigError('TTS_NODE_JOIN_TOKEN', `is required when the scheduler listens on ${config.host} (beyond loopback)`);
+  for (const [name, value] of [['TTS_INTERNAL_TOKEN', config.internalToken], ['TTS_NODE_JOIN_TOKEN', config.nodeJoinToken]] as const) {
+    if (value !== undefined && value.length < 16) throw new ConfigError(name, 'must be at least 16 characters');
+  }
+  return config;
 }
 
 function defaultNamespace(): string {
@@ -111,5 +137,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
     jobMaxChars: envInt(env, 'SCHEDULER_JOB_MAX_CHARS', 20_000, { min: 1, max: 200_000 }),
     queuePollMs: envInt(env, 'SCHEDULER_QUEUE_POLL_MS', 250, { min: 10, max: 60_000 }),
     queueLeaseMs: envInt(env, 'SCHEDULER_QUEUE_LEASE_MS', 30_000, { min: 500, max: 3_600_000 }),
+    internalToken: envOptional(env, 'TTS_INTERNAL_TOKEN'),
+    nodeJoinToken: envOptional(env, 'TTS_NODE_JOIN_TOKEN'),
   });
 }

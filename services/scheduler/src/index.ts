@@ -4,5 +4,5 @@
  * jobs (queue, dispatch, artifacts, events) — tts.v1.Scheduler over gRPC.
  */
 export { start, type RunningScheduler, type SchedulerStartOptions } from './server.js';
-export { DISCOVERY_MODES, loadSchedulerConfig, type DiscoveryMode, type SchedulerConfig } from './config.js';
+export { DISCOVERY_MODES, checkCallerCredentials, loadSchedulerConfig, type DiscoveryMode, type SchedulerConfig } from './config.js';
 export { ROUTING_POLICIES, createRoutingPolicy, createPlacementPolicy, type RoutingPolicyName } from './domain/routing.js';

@@ -7,7 +7,7 @@ import { SchedulerService, type SchedulerServer } from '@tts/proto/scheduler';
 import type { Database } from '@tts/common/data';
 import { startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { Kv } from '@tts/common/kv';
-import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
+import { checkCallerCredentials, loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import type { KubernetesDiscovery } from './domain/discovery/kubernetes.js';
 import { NodePoller } from './domain/discovery/node-poller.js';
 import { JobService } from './domain/jobs/job-service.js';
@@ -47,7 +47,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
   const overrides = Object.fromEntries(
     Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'database' && k !== 'kv'),
   );
-  const config: SchedulerConfig = { ...loadSchedulerConfig(), ...overrides };
+  const config: SchedulerConfig = checkCallerCredentials({ ...loadSchedulerConfig(), ...overrides });
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('scheduler');
   const membership = new Membership(config.nodeTimeoutMs);

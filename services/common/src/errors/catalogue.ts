@@ -288,6 +288,18 @@ export const ERROR_CATALOGUE = {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'No API key has this key_id.',
     hint: 'List the keys with GET /api/auth/keys.', openaiType: 'not_found_error', retryable: false,
   },
+  GRPC_CALLER_UNAUTHENTICATED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The gRPC call carries no valid caller credential.',
+    hint: 'Internal services send an API key in the x-api-key metadata; platform components send the internal token (TTS_INTERNAL_TOKEN) as "authorization: Bearer <token>".', openaiType: 'authentication_error', retryable: false,
+  },
+  GRPC_CALLER_FORBIDDEN: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'This caller may not make this call.',
+    hint: 'An API key acts only as its own owner and tier: leave owner and tier out of the request, or use the platform credential.', openaiType: 'permission_error', retryable: false,
+  },
+  NODE_JOIN_REFUSED: {
+    http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'The node did not present the join credential.',
+    hint: "Give the node the scheduler's TTS_NODE_JOIN_TOKEN.", openaiType: 'authentication_error', retryable: false,
+  },
   AUTH_TIER_UNKNOWN: invalid('The tier does not exist.', 'Pick a tier from GET /api/auth/tiers.'),
   AUTH_ADMIN_REQUIRED: {
     http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The operation is reserved to administrators.',

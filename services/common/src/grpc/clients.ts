@@ -3,6 +3,7 @@
  * connection per peer.
  */
 import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { credentialFingerprint, credentialInterceptor, type CallerCredential } from './caller-credentials.js';
 import { fromServiceError } from './errors.js';
 import { clientTelemetryInterceptor } from '../telemetry/grpc.js';
 import { SynthesizerClient } from '@tts/proto/synthesis';
@@ -40,9 +41,14 @@ export function synthesizerClient(address: string): SynthesizerClient {
   return cached(synthesizers, address, (a) => new SynthesizerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
 }
 
-/** The Scheduler client for an address, created once. */
-export function schedulerClient(address: string): SchedulerClient {
-  return cached(schedulers, address, (a) => new SchedulerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
+/**
+ * The Scheduler client for an address, created once per credential: every call carries
+ * `credential` (the facade's internal token, a node's join token, a service's API key).
+ */
+export function schedulerClient(address: string, credential?: CallerCredential): SchedulerClient {
+  return cached(schedulers, `${address}\0${credentialFingerprint(credential)}`, () =>
+    new SchedulerClient(address, credentials.createInsecure(), credential === undefined ? CLIENT_OPTIONS : { ...CLIENT_OPTIONS, interceptors: [...CLIENT_OPTIONS.interceptors, credentialInterceptor(credential)] }),
+  );
 }
 
 /** The AudioAnalyzer client for a node address, created once. */

@@ -9,11 +9,19 @@ import type {
 } from '@tts/proto/scheduler';
 import { TtsError, toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
+import { admitNode, callerOf, requirePlatform } from './callers.js';
 
-/** RegisterNode: a node announces itself with its first status. */
+/** RegisterNode: a node announces itself with its first status (with the join credential when one is configured). */
 export function registerNode(ctx: SchedulerContext) {
   return (call: ServerUnaryCall<RegisterNodeRequest, RegisterNodeResponse>, callback: sendUnaryData<RegisterNodeResponse>): void => {
     const status = call.request.status;
+    try {
+      admitNode(ctx, call.metadata);
+    } catch (err) {
+      ctx.logger.warn('node refused: no valid join credential', { address: status?.address, node_id: status?.nodeId });
+      callback(toServiceError(err));
+      return;
+    }
     if (!status || status.address === '') {
       callback(toServiceError(new TtsError('VALIDATION_FAILED', 'status.address is required.', { loc: ['status', 'address'] })));
       return;
@@ -29,15 +37,26 @@ export function registerNode(ctx: SchedulerContext) {
 export function heartbeat(ctx: SchedulerContext) {
   return (call: ServerUnaryCall<HeartbeatRequest, HeartbeatResponse>, callback: sendUnaryData<HeartbeatResponse>): void => {
     const status = call.request.status;
+    try {
+      admitNode(ctx, call.metadata);
+    } catch (err) {
+      callback(toServiceError(err));
+      return;
+    }
     callback(null, { known: status !== undefined && ctx.membership.heartbeat(status) });
   };
 }
 
-/** ListNodes: every known node with its last report and health. */
+/** ListNodes: every known node with its last report and health (platform components only). */
 export function listNodes(ctx: SchedulerContext) {
-  return (_call: ServerUnaryCall<ListNodesRequest, ListNodesResponse>, callback: sendUnaryData<ListNodesResponse>): void => {
-    callback(null, {
-      nodes: ctx.membership.all().map((e) => ({ status: e.status, lastHeartbeatUnixMs: e.lastHeartbeatMs, healthy: ctx.membership.healthy(e) })),
-    });
+  return (call: ServerUnaryCall<ListNodesRequest, ListNodesResponse>, callback: sendUnaryData<ListNodesResponse>): void => {
+    callerOf(ctx, call.metadata)
+      .then((caller) => {
+        requirePlatform(caller);
+        callback(null, {
+          nodes: ctx.membership.all().map((e) => ({ status: e.status, lastHeartbeatUnixMs: e.lastHeartbeatMs, healthy: ctx.membership.healthy(e) })),
+        });
+      })
+      .catch((err: unknown) => callback(toServiceError(err)));
   };
 }

@@ -3,6 +3,7 @@ import type { JobEvent, WatchJobRequest } from '@tts/proto/scheduler';
 import { TtsError, toServiceError } from '@tts/common';
 import { isTerminal } from '../domain/jobs/job-service.js';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
+import { callerOf, visibleJob } from './callers.js';
 import { eventMessage } from './job-messages.js';
 
 /** Re-read period of a watch, for events written by another scheduler replica. */
@@ -59,10 +60,20 @@ export function watchJob(ctx: SchedulerContext) {
         reading = false;
       }
     };
-    const unsubscribeJob = ctx.jobs.notifier.subscribe(jobId, () => void read());
-    const unsubscribeShutdown = ctx.jobs.notifier.onShutdown(() => finish(new TtsError('SERVICE_SHUTTING_DOWN', 'The scheduler is shutting down; watch again.', { retryAfterSec: 1 })));
-    const timer = setInterval(() => void read(), POLL_MS);
+    let unsubscribeJob = (): void => undefined;
+    let unsubscribeShutdown = (): void => undefined;
+    let timer: NodeJS.Timeout | undefined;
     call.on('cancelled', () => finish());
-    void read();
+    // The caller may watch only a job it may see (callers.ts).
+    void callerOf(ctx, call.metadata)
+      .then(async (caller) => {
+        if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(jobId));
+        if (done) return;
+        unsubscribeJob = ctx.jobs.notifier.subscribe(jobId, () => void read());
+        unsubscribeShutdown = ctx.jobs.notifier.onShutdown(() => finish(new TtsError('SERVICE_SHUTTING_DOWN', 'The scheduler is shutting down; watch again.', { retryAfterSec: 1 })));
+        timer = setInterval(() => void read(), POLL_MS);
+        void read();
+      })
+      .catch((err: unknown) => finish(err));
   };
 }

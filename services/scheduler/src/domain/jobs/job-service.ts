@@ -29,6 +29,7 @@ import type { SchedulerConfig } from '../../config.js';
 import type { Membership } from '../membership.js';
 import { requiredEngine, type PlacementPolicy } from '../routing.js';
 import { ArtifactStore } from './artifacts.js';
+import { ApiKeyReader, type ApiKeyRefusal, type VerifiedApiKey } from '../../data/api-keys.js';
 import { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
 import { Dispatcher } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
@@ -82,6 +83,7 @@ export interface JobServiceOptions {
 
 interface OpenStore {
   readonly repo: JobRepository;
+  readonly apiKeys: ApiKeyReader;
   readonly queue: WorkQueue;
   readonly artifacts: ArtifactStore;
   readonly dispatcher: Dispatcher;
@@ -140,6 +142,11 @@ export class JobService {
     store.dispatcher.noteQueued();
     store.dispatcher.kick();
     return job;
+  }
+
+  /** Checks an API key presented by a gRPC caller against the platform's keys (same database). */
+  async verifyApiKey(apiKey: string): Promise<VerifiedApiKey | ApiKeyRefusal> {
+    return (await this.open()).apiKeys.verify(apiKey);
   }
 
   /** The job; JOB_NOT_FOUND when unknown. */
@@ -279,6 +286,7 @@ export class JobService {
       logger.info('jobs ready', { database: database.kind, queue: queue.backend, consumer: c.schedulerId });
       return {
         repo,
+        apiKeys: new ApiKeyReader(database),
         queue,
         artifacts,
         dispatcher,
