@@ -19,6 +19,8 @@ import { callUnary, closeAllClients, ConfigError, credentialInterceptor, schedul
 import { checkCallerCredentials, loadSchedulerConfig, start, type RunningScheduler } from '@tts/scheduler';
 import { jobSpec, openJobStorage, pollJobEvents, readJobAudio, startNodeProcess, waitUntil, watchJobEvents, type JobStorage, type ServiceProcess } from '@tts/scheduler/testing';
 
+import { speakAsJob } from '../docs/examples/internal-caller.js';
+
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 
 const INTERNAL = randomBytes(24).toString('base64url');
@@ -132,6 +134,11 @@ describe('scheduler callers', () => {
     await rejectsWith(callUnary(asKey.listNodes.bind(asKey), {}), 'GRPC_CALLER_FORBIDDEN');
     await rejectsWith(callUnary(asKey.pickNode.bind(asKey), { voice: 'flite:slt', engine: '', characters: 10, excludeNodeIds: [], tenantId: '' }), 'GRPC_CALLER_FORBIDDEN');
     assert.equal((await callUnary(platform.listNodes.bind(platform), {})).nodes.length, 1);
+
+    // The guide's example (docs/internal-callers.md) does the same with @grpc/proto-loader.
+    const spoken = await speakAsJob(scheduler.address, mine.apiKey, 'Spoken for the guide.');
+    assert.equal(spoken.ownerId, mine.keyId);
+    assert.equal(spoken.audio.toString('ascii', 8, 12), 'WAVE');
 
     const disabled = await insertKey(storage, 'free', true);
     const asDisabled = clientWith({ kind: 'api_key', apiKey: disabled.apiKey });
