@@ -1,7 +1,8 @@
 /**
  * The launcher's internal gRPC transport: Unix domain sockets by default (socket files 0600 in a
  * 0700 directory under DATA_DIR, nodes announcing "unix:" addresses, synthesis, streaming and a
- * cancelled stream working end to end, the files gone after SIGTERM), and TCP on request
+ * cancelled stream working end to end, callers without the run's tokens refused, the files gone
+ * after SIGTERM), and TCP on request
  * (TTS_INTERNAL_TRANSPORT=tcp).
  */
 import assert from 'node:assert/strict';
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { freePort } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
-import { nodeArgsFor } from '@tts/common';
+import { callUnary, nodeArgsFor, schedulerClient, TtsError } from '@tts/common';
+import { NodeStatusReport } from '@tts/proto/synthesis';
 
 const PARAGRAPH =
   'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. It is easy to tell the depth of a well. ' +
@@ -140,6 +142,16 @@ test('the embedded platform talks gRPC over private Unix domain sockets by defau
     }, 30_000, 'the stream recorded as cancelled');
     await waitFor(async () => (await nodesOf(p)).every((n) => n.in_flight === 0), 30_000, 'node idle after the cancelled stream');
     assert.ok((await speak(p, 'Still answering.')) > 10_000);
+
+    // Even on one machine the scheduler takes no unauthenticated caller and no node without the
+    // join token (npm start generated both for this run).
+    const intruder = schedulerClient(`unix:${join(dir, 'scheduler.sock')}`);
+    await assert.rejects(callUnary(intruder.getQueueStats.bind(intruder), {}), (e: unknown) => e instanceof TtsError && e.code === 'GRPC_CALLER_UNAUTHENTICATED');
+    await assert.rejects(
+      callUnary(intruder.registerNode.bind(intruder), { status: NodeStatusReport.fromPartial({ nodeId: 'intruder', address: '127.0.0.1:9' }) }),
+      (e: unknown) => e instanceof TtsError && e.code === 'NODE_JOIN_REFUSED',
+    );
+    assert.deepEqual((await nodesOf(p)).map((n) => n.address), [`unix:${join(dir, 'node-1.sock')}`], 'the intruder is not a member');
 
     assert.equal(await stop(p), 0, p.output().slice(-2000));
     assert.ok(!existsSync(join(dir, 'scheduler.sock')) && !existsSync(join(dir, 'node-1.sock')), 'socket files removed');

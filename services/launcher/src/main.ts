@@ -21,8 +21,8 @@ const schedulerAddress = unix ? unixAddress(schedulerSocket) : `${config.interna
 const base = { ...process.env };
 // The scheduler takes owner and tier only from an authenticated caller and admits only nodes with
 // the join credential, on one machine too: tokens for this run unless the user set them.
-base['TTS_INTERNAL_TOKEN'] ??= randomBytes(32).toString('base64url');
-base['TTS_NODE_JOIN_TOKEN'] ??= randomBytes(32).toString('base64url');
+base['TTS_INTERNAL_TOKEN'] ||= randomBytes(32).toString('base64url');
+base['TTS_NODE_JOIN_TOKEN'] ||= randomBytes(32).toString('base64url');
 // The children's listening settings come from the launcher alone.
 delete base['SCHEDULER_GRPC_SOCKET'];
 delete base['NODE_GRPC_SOCKET'];
