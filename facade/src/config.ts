@@ -4,7 +4,7 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
+import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
@@ -14,6 +14,8 @@ import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 export interface FacadeConfig {
   /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
   readonly logLevel: LogLevel;
+  /** TLS / mutual TLS of its gRPC servers and clients; undefined = plaintext (TTS_GRPC_TLS_*, see README). */
+  readonly grpcTls: GrpcTlsConfig | undefined;
   /** Commit the build was made from, reported by GET /api/system/version. @default null (GIT_COMMIT) */
   readonly gitCommit: string | null;
   /** HTTP port; 0 picks a free one. @default 8080 (PORT) */
@@ -130,6 +132,7 @@ export interface FacadeConfig {
 export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
   return Object.freeze({
     logLevel: envLogLevel(env),
+    grpcTls: readGrpcTlsConfig(env),
     gitCommit: envOptional(env, 'GIT_COMMIT') ?? null,
     port: envInt(env, 'PORT', 8080, { min: 0, max: 65535 }),
     host: envString(env, 'HOST', '0.0.0.0'),

@@ -3,7 +3,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Logger, setLogLevel } from '@tts/common';
+import { configureGrpcTls, createLogger, type Logger, setLogLevel } from '@tts/common';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
@@ -50,6 +50,8 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
+  // Before the first gRPC server or client: every hop then uses the same TLS material (or none).
+  await configureGrpcTls(config.grpcTls, (message) => logger.warn(message));
   // One background ListNodes feeds both the routing of requests and the cluster view.
   const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, internalToken: config.internalToken, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
   const cluster = new ClusterView(router, undefined, logger);

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
+import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 import type { FestivalTransport } from './engines/festival/index.js';
@@ -20,6 +20,8 @@ const FESTIVAL_TRANSPORTS: readonly FestivalTransport[] = ['pipe', 'server'];
 export interface NodeConfig {
   /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
   readonly logLevel: LogLevel;
+  /** TLS / mutual TLS of its gRPC servers and clients; undefined = plaintext (TTS_GRPC_TLS_*, see README). */
+  readonly grpcTls: GrpcTlsConfig | undefined;
   /** Stable id in the scheduler's view. @default "node-<hostname>-<pid>" (NODE_ID) */
   readonly nodeId: string;
   /** Interface the gRPC server binds. @default "127.0.0.1" (NODE_GRPC_HOST) */
@@ -202,6 +204,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
   if (providers.length === 0) throw new ConfigError('TTS_PIPER_PROVIDERS', 'name at least one execution provider (e.g. "cuda,cpu")');
   return Object.freeze({
     logLevel: envLogLevel(env),
+    grpcTls: readGrpcTlsConfig(env),
     nodeId: envString(env, 'NODE_ID', `node-${hostname()}-${process.pid}`),
     host: envString(env, 'NODE_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'NODE_GRPC_PORT', 50061, { min: 0, max: 65535 }),

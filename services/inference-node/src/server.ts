@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
 import type { SynthesizerServer } from '@tts/proto/synthesis';
-import { callUnary, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { callUnary, configureGrpcTls, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { SynthesisEngine } from './engines/engine.js';
 import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
@@ -47,6 +47,8 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });
+  // Before the first gRPC server or client: every hop then uses the same TLS material (or none).
+  await configureGrpcTls(config.grpcTls, (message) => logger.warn(message));
   // The VAD (a second ONNX model) trims rendered audio only when asked to and a model is configured.
   const vad: SileroVad | undefined = config.vadTrim && config.vadModel !== undefined ? await createSileroVad(config.vadModel) : undefined;
   if (vad) logger.info('VAD trimming on', { model: config.vadModel, device: vad.device });

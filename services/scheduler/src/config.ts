@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, type LogLevel } from '@tts/common';
+import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from './domain/routing.js';
 
 /** How the scheduler finds inference nodes besides self-registration (always accepted). */
@@ -15,6 +15,8 @@ export type DiscoveryMode = (typeof DISCOVERY_MODES)[number];
 export interface SchedulerConfig {
   /** Lowest level written: debug, info, warn or error. @default "info" (LOG_LEVEL) */
   readonly logLevel: LogLevel;
+  /** TLS / mutual TLS of its gRPC servers and clients; undefined = plaintext (TTS_GRPC_TLS_*, see README). */
+  readonly grpcTls: GrpcTlsConfig | undefined;
   /** @default "127.0.0.1" (SCHEDULER_GRPC_HOST) */
   readonly host: string;
   /** @default 50051 (SCHEDULER_GRPC_PORT) */
@@ -113,6 +115,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
   if (discovery === 'static' && staticNodes.length === 0) throw new ConfigError('SCHEDULER_STATIC_NODES', 'must list node addresses when SCHEDULER_DISCOVERY=static');
   return Object.freeze({
     logLevel: envLogLevel(env),
+    grpcTls: readGrpcTlsConfig(env),
     host: envString(env, 'SCHEDULER_GRPC_HOST', '127.0.0.1'),
     port: envInt(env, 'SCHEDULER_GRPC_PORT', 50051, { min: 0, max: 65535 }),
     socketPath: envOptional(env, 'SCHEDULER_GRPC_SOCKET'),

@@ -5,7 +5,7 @@
  */
 import { SchedulerService, type SchedulerServer } from '@tts/proto/scheduler';
 import type { Database } from '@tts/common/data';
-import { startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { configureGrpcTls, startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { Kv } from '@tts/common/kv';
 import { checkCallerCredentials, loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import type { KubernetesDiscovery } from './domain/discovery/kubernetes.js';
@@ -50,6 +50,8 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
   const config: SchedulerConfig = checkCallerCredentials({ ...loadSchedulerConfig(), ...overrides });
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('scheduler');
+  // Before the first gRPC server or client: every hop then uses the same TLS material (or none).
+  await configureGrpcTls(config.grpcTls, (message) => logger.warn(message));
   const membership = new Membership(config.nodeTimeoutMs);
   const jobs = await JobService.create({
     config,

@@ -2,9 +2,10 @@
  * gRPC clients of the platform's services, cached per address so every process keeps one HTTP/2
  * connection per peer.
  */
-import { credentials, Metadata, type CallOptions, type ChannelOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type CallOptions, type ChannelOptions, type ClientOptions, type ClientUnaryCall, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
 import { credentialFingerprint, credentialInterceptor, type CallerCredential } from './caller-credentials.js';
 import { fromServiceError } from './errors.js';
+import { grpcTransportSecurity } from './tls.js';
 import { clientTelemetryInterceptor } from '../telemetry/grpc.js';
 import { SynthesizerClient } from '@tts/proto/synthesis';
 import { SchedulerClient } from '@tts/proto/scheduler';
@@ -19,8 +20,13 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.enable_channelz': 0,
 };
 
-/** Client options: the channel's, plus the interceptor that carries trace context and request id. */
-const CLIENT_OPTIONS = { ...CHANNEL_OPTIONS, interceptors: [clientTelemetryInterceptor] };
+/**
+ * Client options: the channel's, the TLS settings' (configureGrpcTls), and the interceptor that
+ * carries trace context and request id.
+ */
+function clientOptions(): ClientOptions {
+  return { ...CHANNEL_OPTIONS, ...grpcTransportSecurity().channelOptions, interceptors: [clientTelemetryInterceptor] };
+}
 
 const synthesizers = new Map<string, SynthesizerClient>();
 const schedulers = new Map<string, SchedulerClient>();
@@ -36,24 +42,30 @@ function cached<C>(cache: Map<string, C>, address: string, create: (address: str
   return c;
 }
 
-/** The Synthesizer client for a node address (host:port), created once. */
+/**
+ * The Synthesizer client for a node address (host:port), created once, with the process's transport
+ * security (plaintext, or TLS once configureGrpcTls ran: configure it before the first client).
+ */
 export function synthesizerClient(address: string): SynthesizerClient {
-  return cached(synthesizers, address, (a) => new SynthesizerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
+  return cached(synthesizers, address, (a) => new SynthesizerClient(a, grpcTransportSecurity().channelCredentials(), clientOptions()));
 }
 
 /**
- * The Scheduler client for an address, created once per credential: every call carries
- * `credential` (the facade's internal token, a node's join token, a service's API key).
+ * The Scheduler client for an address, created once per credential, with the process's transport
+ * security: every call carries `credential` (the facade's internal token, a node's join token, a
+ * service's API key).
  */
 export function schedulerClient(address: string, credential?: CallerCredential): SchedulerClient {
-  return cached(schedulers, `${address}\0${credentialFingerprint(credential)}`, () =>
-    new SchedulerClient(address, credentials.createInsecure(), credential === undefined ? CLIENT_OPTIONS : { ...CLIENT_OPTIONS, interceptors: [...CLIENT_OPTIONS.interceptors, credentialInterceptor(credential)] }),
-  );
+  return cached(schedulers, `${address}\0${credentialFingerprint(credential)}`, () => {
+    const options = clientOptions();
+    const interceptors = credential === undefined ? options.interceptors : [...(options.interceptors ?? []), credentialInterceptor(credential)];
+    return new SchedulerClient(address, grpcTransportSecurity().channelCredentials(), { ...options, interceptors });
+  });
 }
 
 /** The AudioAnalyzer client for a node address, created once. */
 export function audioAnalyzerClient(address: string): AudioAnalyzerClient {
-  return cached(analyzers, address, (a) => new AudioAnalyzerClient(a, credentials.createInsecure(), CLIENT_OPTIONS));
+  return cached(analyzers, address, (a) => new AudioAnalyzerClient(a, grpcTransportSecurity().channelCredentials(), clientOptions()));
 }
 
 /** Closes and forgets every cached client (shutdown and tests). */

@@ -2,9 +2,11 @@
  * Starts a gRPC server with the standard grpc.health.v1 service on it, on a given port (0 = any)
  * or on a Unix domain socket file (processes sharing one machine).
  */
-import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { instrumentService } from '../telemetry/grpc.js';
+import { addReflection } from './reflection.js';
+import { grpcTransportSecurity } from './tls.js';
 import { prepareSocketPath, removeSocket, restrictSocket, unixAddress } from './unix-socket.js';
 
 /** One service to serve. */
@@ -42,6 +44,8 @@ export interface GrpcServerOptions {
   readonly services: readonly ServiceBinding[];
   /** Status the health service starts with. @default "SERVING" */
   readonly initialStatus?: ServingStatus;
+  /** Serve gRPC server reflection describing `services` and health (grpcurl). @default true */
+  readonly reflection?: boolean;
 }
 
 /** Binds and starts the server; resolves once it listens. */
@@ -60,12 +64,13 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   health.addToServer(server);
   // Each call runs in its caller's trace context, inside a server span (telemetry/grpc.ts).
   for (const s of options.services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
+  if (options.reflection ?? true) addReflection(server, options.services.map((s) => s.name));
   const host = options.host ?? '127.0.0.1';
   const socketPath = options.socketPath;
   if (socketPath !== undefined) await prepareSocketPath(socketPath);
   const target = socketPath !== undefined ? unixAddress(socketPath) : `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 0}`;
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(target, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(target, grpcTransportSecurity().serverCredentials(), (err, p) => (err ? reject(err) : resolve(p)));
   });
   if (socketPath !== undefined) restrictSocket(socketPath);
   const port = socketPath !== undefined ? 0 : bound;
