@@ -52,6 +52,8 @@ interface Container {
 }
 interface Probe {
   readonly grpc?: { port: number };
+  readonly exec?: { command: string[] };
+  readonly timeoutSeconds?: number;
   readonly httpGet?: { path: string; port: string | number };
 }
 interface PodSpec {
@@ -577,7 +579,7 @@ describe('Helm chart charts/tts-platform', () => {
     }
   });
 
-  test('tls.enabled: a cert-manager Certificate and a read-only mount per component (the processes use them with item 4)', async () => {
+  test('tls.enabled: a cert-manager Certificate, a read-only mount and the TTS_GRPC_TLS_* variables per component; gRPC probes over TLS', async () => {
     const objects = await render([profileValues('gpu'), valuesFile('tls', { tls: { enabled: true } })]);
     const certificates = byKind(objects, 'Certificate');
     assert.deepEqual(certificates.map((c) => componentOf(c)).sort(), [...COMPONENTS].sort());
@@ -589,6 +591,27 @@ describe('Helm chart charts/tts-platform', () => {
       assert.ok(volume, `${c}: mounts its certificate's Secret`);
       const mount = containerOf(o).volumeMounts?.find((m) => m.name === volume.name);
       assert.deepEqual([mount?.mountPath, mount?.readOnly], ['/etc/tts/tls', true]);
+      // The processes read the mounted files (tls.crt, tls.key, ca.crt), mutual TLS by default.
+      const env = Object.fromEntries((containerOf(o).env ?? []).map((e) => [e.name, e.value]));
+      const known = variablesReadByCode();
+      for (const name of Object.keys(env).filter((n) => n.startsWith('TTS_GRPC_TLS_'))) assert.ok(known.has(name), `${c} sets ${name}, which no process reads`);
+      assert.deepEqual(
+        [env['TTS_GRPC_TLS_CERT'], env['TTS_GRPC_TLS_KEY'], env['TTS_GRPC_TLS_CA'], env['TTS_GRPC_TLS_CLIENT_AUTH']],
+        ['/etc/tts/tls/tls.crt', '/etc/tts/tls/tls.key', '/etc/tts/tls/ca.crt', 'require'],
+        `${c}: TLS from the mounted files`,
+      );
+      // Nodes are dialed by pod IP: peers are checked against a name every certificate carries.
+      const serverName = env['TTS_GRPC_TLS_SERVER_NAME'];
+      assert.ok(serverName, `${c}: TTS_GRPC_TLS_SERVER_NAME`);
+      for (const x of certificates) assert.ok((x.spec as { dnsNames: string[] }).dnsNames.includes(serverName), `${componentOf(x)}'s certificate names ${serverName}`);
+      if (c === 'facade') continue;
+      // The kubelet's grpc probe has no TLS: the image's health check speaks it.
+      const container = containerOf(o);
+      for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
+        assert.equal(probe?.grpc, undefined, `${c}: no plaintext grpc probe under TLS`);
+        assert.deepEqual(probe?.exec?.command, ['node', 'deploy/docker/healthcheck.mjs', 'grpc', String(portOf(container, 'grpc'))]);
+        assert.ok((probe?.timeoutSeconds ?? 1) >= 5, `${c}: the health check has time to start node`);
+      }
     }
     for (const o of objects) await validate(o);
   });

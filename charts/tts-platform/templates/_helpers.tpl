@@ -104,6 +104,47 @@ app.kubernetes.io/name={{ include "tts.name" . }},app.kubernetes.io/instance={{ 
 {{- end }}
 {{- end -}}
 
+{{/*
+The variables that turn on TLS / mutual TLS on every gRPC hop (include only when tls.enabled): the mounted files,
+re-read every tls.refreshMs; peers' certificates checked against tts.grpcServerName (a name every
+component's certificate carries), since nodes are dialed by pod IP.
+*/}}
+{{- define "tts.tlsEnv" -}}
+- name: TTS_GRPC_TLS_CERT
+  value: {{ printf "%s/tls.crt" .Values.tls.mountPath | quote }}
+- name: TTS_GRPC_TLS_KEY
+  value: {{ printf "%s/tls.key" .Values.tls.mountPath | quote }}
+- name: TTS_GRPC_TLS_CA
+  value: {{ printf "%s/ca.crt" .Values.tls.mountPath | quote }}
+- name: TTS_GRPC_TLS_CLIENT_AUTH
+  value: {{ .Values.tls.clientAuth | quote }}
+- name: TTS_GRPC_TLS_REFRESH_MS
+  value: {{ .Values.tls.refreshMs | int | toString | quote }}
+- name: TTS_GRPC_TLS_SERVER_NAME
+  value: {{ include "tts.grpcServerName" . | quote }}
+{{- end -}}
+{{- define "tts.grpcServerName" -}}
+{{- printf "%s-grpc.%s.svc" (include "tts.fullname" .) .Release.Namespace -}}
+{{- end -}}
+
+{{/*
+A probe of the gRPC health service: Kubernetes' own grpc probe on plaintext, the image's
+healthcheck.mjs (which speaks TLS with the mounted files) when tls.enabled, since the kubelet's grpc
+probe has no TLS. tts.grpcProbe (dict "root" $ "port" 50061 "timeout" 5); timeout optional.
+*/}}
+{{- define "tts.grpcProbe" -}}
+{{- if .root.Values.tls.enabled -}}
+exec:
+  command: [node, deploy/docker/healthcheck.mjs, grpc, {{ .port | toString | quote }}]
+timeoutSeconds: {{ max (.timeout | default 0) 5 }}
+{{- else -}}
+grpc: { port: {{ .port }} }
+{{- with .timeout }}
+timeoutSeconds: {{ . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
 {{/* Extra variables from a map, in a stable order. */}}
 {{- define "tts.envMap" -}}
 {{- range $k, $v := . }}
