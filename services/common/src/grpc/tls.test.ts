@@ -10,7 +10,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { readGrpcTlsConfig, ValidatingFileCertificateProvider, type GrpcTlsConfig } from './tls.js';
+import { Client, credentials, type ChannelCredentials } from '@grpc/grpc-js';
+import { startGrpcServer } from './server.js';
+import { configureGrpcTls, readGrpcTlsConfig, ValidatingFileCertificateProvider, type GrpcTlsConfig } from './tls.js';
 
 describe('ValidatingFileCertificateProvider', () => {
   let dir: string;
@@ -66,5 +68,39 @@ describe('ValidatingFileCertificateProvider', () => {
     await new Promise((r) => process.nextTick(r));
     assert.deepEqual(late, [readFileSync(f('ca.crt'), 'utf8')]);
     provider.stop();
+  });
+
+  test('TTS_GRPC_TLS_CLIENT_AUTH: require refuses a client without a certificate, none admits it; plaintext is refused either way', async () => {
+    copyFileSync(f('a.crt'), f('tls.crt'));
+    copyFileSync(f('a.key'), f('tls.key'));
+    const ca = readFileSync(f('ca.crt'));
+    /** "ok" or "refused" for one grpc.health.v1 Check with these credentials. */
+    const check = (address: string, creds: ChannelCredentials): Promise<string> =>
+      new Promise((resolve) => {
+        const client = new Client(address, creds, { 'grpc.use_local_subchannel_pool': 1, 'grpc.ssl_target_name_override': 'a' });
+        const identity = (b: Buffer): Buffer => b;
+        client.makeUnaryRequest('/grpc.health.v1.Health/Check', identity, identity, Buffer.alloc(0), { deadline: Date.now() + 5000 }, (err) => {
+          client.close();
+          resolve(err ? 'refused' : 'ok');
+        });
+      });
+    // The leaf certificates name no host: skip the name check, the CA check stays.
+    const withCert = (): ChannelCredentials => credentials.createSsl(ca, readFileSync(f('a.key')), readFileSync(f('a.crt')), { checkServerIdentity: () => undefined });
+    const withoutCert = (): ChannelCredentials => credentials.createSsl(ca, null, null, { checkServerIdentity: () => undefined });
+    try {
+      for (const [mode, expected] of [['require', 'refused'], ['none', 'ok']] as const) {
+        await configureGrpcTls(readGrpcTlsConfig({ TTS_GRPC_TLS_CERT: f('tls.crt'), TTS_GRPC_TLS_KEY: f('tls.key'), TTS_GRPC_TLS_CA: f('ca.crt'), TTS_GRPC_TLS_CLIENT_AUTH: mode }));
+        const server = await startGrpcServer({ services: [], reflection: false });
+        try {
+          assert.equal(await check(server.address, withCert()), 'ok', `${mode}: a client with a certificate`);
+          assert.equal(await check(server.address, withoutCert()), expected, `${mode}: a client without a certificate`);
+          assert.equal(await check(server.address, credentials.createInsecure()), 'refused', `${mode}: plaintext`);
+        } finally {
+          await server.stop(0);
+        }
+      }
+    } finally {
+      await configureGrpcTls(undefined);
+    }
   });
 });
