@@ -27,7 +27,9 @@ const MB = 1024 * 1024;
 /**
  * Further embedded runs with settings from the environment, to compare in one sitting:
  * BENCH_MEMORY_VARIANTS="name:KEY=value,KEY=value;name2:..." (e.g. `flite1:TTS_FLITE_WORKERS=1`).
- * NODE_OPTIONS of a variant is added to the processes' options.
+ * NODE_OPTIONS of a variant is added to the processes' options; BENCH_LAUNCH=dist in a variant runs
+ * the compiled `dist/` as `npm start` does (build first) instead of the sources through tsx;
+ * BENCH_MEMORY_LAUNCH=dist does so for every run.
  */
 const VARIANTS = (process.env['BENCH_MEMORY_VARIANTS'] ?? '')
   .split(';')
@@ -54,7 +56,7 @@ interface ProcessMemory {
 
 function roleOf(pid: number): string {
   const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-  for (const [needle, role] of [['launcher', 'launcher'], ['scheduler', 'scheduler'], ['inference-node', 'node'], ['facade', 'facade'], ['esbuild', 'esbuild (tsx)'], ['festival', 'festival']] as const) {
+  for (const [needle, role] of [['launcher/src/control', 'control'], ['launcher/dist/control', 'control'], ['launcher', 'launcher'], ['scheduler', 'scheduler'], ['inference-node', 'node'], ['facade', 'facade'], ['esbuild', 'esbuild (tsx)'], ['festival', 'festival']] as const) {
     if (cmd.includes(needle)) return role;
   }
   return cmd.slice(0, 60);
@@ -100,12 +102,13 @@ async function synthesize(p: LaunchedPlatform, i: number): Promise<void> {
   if (res.status !== 200) throw new Error(`${voice}: status ${res.status}`);
 }
 
-async function run(name: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+async function run(name: string, settings: Record<string, string>): Promise<Record<string, unknown>> {
+  const { BENCH_LAUNCH: launch = process.env['BENCH_MEMORY_LAUNCH'], ...env } = settings;
   const reportDir = mkdtempSync(join(tmpdir(), 'tts-bench-mem-'));
   const preload = fileURLToPath(new URL('./memory-report.mjs', import.meta.url));
   const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} ${env['NODE_OPTIONS'] ?? ''} --import ${preload}`.trim();
   const started = performance.now();
-  const p = await launchPlatform({ TTS_NODES: '1', METRICS_PORT: '0', TTS_BENCH_MEMORY_DIR: reportDir, ...env, NODE_OPTIONS: nodeOptions }, 40);
+  const p = await launchPlatform({ TTS_NODES: '1', METRICS_PORT: '0', TTS_BENCH_MEMORY_DIR: reportDir, ...env, NODE_OPTIONS: nodeOptions }, 40, launch === 'dist' ? 'dist' : 'sources');
   try {
     const readyMs = performance.now() - started;
     const atStart = await measure(p, reportDir);
@@ -115,7 +118,7 @@ async function run(name: string, env: Record<string, string>): Promise<Record<st
     const { latencies, wallMs } = await load(CONCURRENCY, REQUESTS, () => synthesize(p, i++));
     const afterMany = await measure(p, reportDir);
     const s = summary(latencies);
-    const row = { name, ready_ms: r(readyMs, 0), at_start: atStart, after_each_engine: afterFirst, requests: REQUESTS, req_per_s: r((REQUESTS / wallMs) * 1000, 1), latency_p50_ms: r(s.p50, 1), after_requests: afterMany };
+    const row = { name, launched_from: launch === 'dist' ? 'dist' : 'sources', settings: env, ready_ms: r(readyMs, 0), at_start: atStart, after_each_engine: afterFirst, requests: REQUESTS, req_per_s: r((REQUESTS / wallMs) * 1000, 1), latency_p50_ms: r(s.p50, 1), after_requests: afterMany };
     const line = (m: { total_pss_mb: number; processes: ProcessMemory[] }): string => `${m.total_pss_mb} MB PSS (${m.processes.map((x) => `${x.role} ${x.pss_mb}`).join(', ')})`;
     console.log(`${name}: start ${line(atStart)}\n  after each engine ${line(afterFirst)}\n  after ${REQUESTS} requests ${line(afterMany)}`);
     return row;

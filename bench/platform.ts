@@ -21,14 +21,17 @@ export interface LaunchedPlatform {
   stop(): Promise<void>;
 }
 
-/** Launches scheduler, `nodes` inference nodes and the facade as separate processes. */
-export async function launchPlatform(env: Record<string, string> = {}, clients = 40): Promise<LaunchedPlatform> {
+/**
+ * Launches the platform (the launcher: scheduler, nodes and facade) from the TypeScript sources, or
+ * with `from: 'dist'` from the compiled `dist/` as `npm start` runs it (`npm run build` first).
+ */
+export async function launchPlatform(env: Record<string, string> = {}, clients = 40, from: 'sources' | 'dist' = 'sources'): Promise<LaunchedPlatform> {
   const port = await freePort();
   const schedulerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
   const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
-  const child: ChildProcess = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), {
+  const child: ChildProcess = spawn(process.execPath, nodeArgsFor(from === 'dist' ? 'services/launcher/dist/main.js' : 'services/launcher/src/main.ts'), {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

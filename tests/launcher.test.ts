@@ -1,19 +1,25 @@
 /**
- * The one-command start: scheduler, node and facade as separate processes over real gRPC; a
- * request works; SIGTERM stops everything with no process left behind.
+ * The one-command start: embedded, the scheduler and the facade in one control process on one
+ * embedded database, the node apart, over real gRPC; a request and a job work; SIGTERM stops
+ * everything with no process left behind. An install of the old layout (the scheduler's own
+ * database under DATA_DIR/scheduler) keeps its jobs.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { alive, commandOf, descendants, freePort } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
-import { nodeArgsFor } from '@tts/common';
+import { callUnary, closeAllClients, nodeArgsFor, schedulerClient } from '@tts/common';
+import { openDatabase } from '@tts/common/data';
+import { ApiKeyRepository, ApiKeyService } from '@tts/facade/testing';
+import { start as startScheduler } from '@tts/scheduler';
+import { jobSpec, submitJob } from '@tts/scheduler/testing';
 
-test('launcher starts the embedded platform as separate processes and stops it cleanly on SIGTERM', { timeout: 120_000 }, async () => {
+test('launcher starts the embedded platform (control process + node) and stops it cleanly on SIGTERM', { timeout: 120_000 }, async () => {
   const port = await freePort();
   const schedulerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-'));
@@ -29,9 +35,9 @@ test('launcher starts the embedded platform as separate processes and stops it c
     await waitFor(() => out.includes('"platform ready"'), 90_000, 'platform ready');
     const pids = descendants(child.pid!);
     const commands = pids.map(commandOf);
-    assert.ok(commands.some((c) => c.includes('scheduler/src/main')), 'scheduler process');
+    assert.ok(commands.some((c) => c.includes('launcher/src/control')), 'control process (scheduler + facade)');
     assert.ok(commands.some((c) => c.includes('inference-node/src/main')), 'node process');
-    assert.ok(commands.some((c) => c.includes('facade/src/main')), 'facade process');
+    assert.ok(!commands.some((c) => c.includes('scheduler/src/main') || c.includes('facade/src/main')), 'no scheduler or facade process of their own');
 
     const base = `http://127.0.0.1:${port}`;
     const health = (await (await fetch(`${base}/api/health`)).json()) as { mode: string; ready: boolean };
@@ -55,7 +61,7 @@ test('launcher starts the embedded platform as separate processes and stops it c
     assert.ok((await res.arrayBuffer()).byteLength > 10_000);
     assert.ok(statSync(join(dataDir, 'pglite')).isDirectory(), 'embedded database under DATA_DIR');
 
-    // An asynchronous job through the embedded scheduler (its own PGlite, in-process queue).
+    // An asynchronous job through the embedded scheduler (the one embedded database, in-process queue).
     const submitted = await postJson(`${base}/api/jobs/tts`, { text: 'An embedded job.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
     assert.equal(submitted.status, 202);
     const { job_id: jobId } = (await submitted.json()) as { job_id: string };
@@ -66,6 +72,7 @@ test('launcher starts the embedded platform as separate processes and stops it c
     const audio = await fetch(`${base}/api/jobs/${jobId}/audio`, { headers: { 'x-api-key': apiKey } });
     assert.equal(audio.status, 200);
     assert.ok((await audio.arrayBuffer()).byteLength > 10_000);
+    assert.ok(!existsSync(join(dataDir, 'scheduler', 'pglite')), 'no second embedded database');
 
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
@@ -73,7 +80,59 @@ test('launcher starts the embedded platform as separate processes and stops it c
     assert.equal(code, 0, out.slice(-2000));
     await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+test('an install of the old layout keeps its jobs: the scheduler store under DATA_DIR/scheduler moves into the one database', { timeout: 120_000 }, async () => {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-old-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '1', TTS_ENGINES: 'flite', DATA_DIR: dataDir, TTS_ADMIN_KEY: 'admin-key-of-the-old-install-0123456789' };
+  for (const k of ['DATABASE_URL', 'SCHEDULER_DATABASE_URL', 'REDIS_URL']) delete env[k];
+  // The old layout, written by the real components: the facade's database (an API key) under
+  // DATA_DIR/pglite, and a job queued by a scheduler on its own database under DATA_DIR/scheduler.
+  const facadeDb = await openDatabase({ dataDir });
+  const created = await new ApiKeyService({ repository: new ApiKeyRepository(facadeDb) }).create({ name: 'old-install' });
+  await facadeDb.close();
+  const oldScheduler = await startScheduler({ host: '127.0.0.1', port: await freePort(), dataDir, ephemeral: false, discovery: 'self', staticNodes: [] });
+  const queued = await submitJob(schedulerClient(oldScheduler.address), jobSpec('A job from before the upgrade.'), { ownerId: created.record.keyId, tier: created.record.tier });
+  assert.equal((await callUnary(schedulerClient(oldScheduler.address).getJob.bind(schedulerClient(oldScheduler.address)), { jobId: queued.jobId })).job?.jobId, queued.jobId);
+  await oldScheduler.stop(1000);
+  closeAllClients();
+  assert.ok(existsSync(join(dataDir, 'scheduler', 'pglite', 'PG_VERSION')), 'old layout written');
+
+  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    await waitFor(() => out.includes('"platform ready"') || child.exitCode !== null, 90_000, 'platform ready');
+    assert.ok(out.includes('"platform ready"'), out.slice(-3000));
+    assert.match(out, /"jobs":1,[^\n]*"msg":"jobs of the scheduler store moved into the platform database"/);
+    assert.ok(!existsSync(join(dataDir, 'scheduler', 'pglite')) && existsSync(join(dataDir, 'scheduler', 'pglite.merged', 'PG_VERSION')), 'the old store is renamed, not deleted');
+    // The job queued before the upgrade runs on the upgraded platform, for the key of the old install.
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { 'x-api-key': created.apiKey };
+    await waitFor(async () => {
+      const j = (await (await fetch(`${base}/api/jobs/${queued.jobId}`, { headers })).json()) as { status: string };
+      return j.status === 'completed';
+    }, 30_000, 'the old job completes');
+    const audio = await fetch(`${base}/api/jobs/${queued.jobId}/audio`, { headers });
+    assert.equal(audio.status, 200);
+    assert.ok((await audio.arrayBuffer()).byteLength > 10_000);
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    assert.equal(((await exited) as [number | null])[0], 0, out.slice(-2000));
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 });

@@ -4,6 +4,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configureGrpcTls, createLogger, type Logger, setLogLevel } from '@tts/common';
+import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
@@ -32,6 +33,11 @@ import { VipService } from './studio/vip.js';
 /** Options of start(): any config field overrides the environment's. */
 export interface FacadeStartOptions extends Partial<FacadeConfig> {
   readonly logger?: Logger;
+  /**
+   * Database to use instead of opening one from the configuration (the launcher's control process:
+   * one embedded database for the facade and the scheduler). The caller closes it after stop().
+   */
+  readonly database?: Database;
 }
 
 /** A running facade. */
@@ -46,7 +52,7 @@ export interface RunningFacade {
 
 /** Builds the facade and listens. */
 export async function start(options: FacadeStartOptions = {}): Promise<RunningFacade> {
-  const overrides = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger'));
+  const overrides = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'database'));
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
@@ -55,7 +61,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   // One background ListNodes feeds both the routing of requests and the cluster view.
   const router = new NodeRouter({ schedulerAddress: config.schedulerAddress, internalToken: config.internalToken, policy: config.routing, refreshMs: config.routingRefreshMs, logger });
   const cluster = new ClusterView(router, undefined, logger);
-  const access = await openAccessServices(config, logger);
+  const access = await openAccessServices(config, logger, options.database);
   const analysis = new AnalysisGateway({ router, timeoutMs: config.analysisTimeoutMs });
   const compliance = new ComplianceRepository(access.database);
   const referenceRepo = new ReferenceRepository(access.database);

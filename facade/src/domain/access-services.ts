@@ -47,25 +47,34 @@ export interface AccessServices {
   close(): Promise<void>;
 }
 
-/** Opens storage and builds the services. A generated admin key is printed once, outside the logs. */
-export async function openAccessServices(config: FacadeConfig, logger: Logger): Promise<AccessServices> {
+/**
+ * Opens storage and builds the services. A generated admin key is printed once, outside the logs.
+ * `shared`: a database opened by the caller (one embedded database for the facade and the
+ * scheduler in one process) used instead of opening one; the caller closes it.
+ */
+export async function openAccessServices(config: FacadeConfig, logger: Logger, shared?: Database): Promise<AccessServices> {
   const embedded = config.databaseUrl === undefined;
-  const database = await openDatabase({
-    ...(config.databaseUrl ? { url: config.databaseUrl } : {}),
-    ...(embedded && !config.ephemeral ? { dataDir: config.dataDir } : {}),
-    schema: config.dbSchema,
-  });
+  const database =
+    shared ??
+    (await openDatabase({
+      ...(config.databaseUrl ? { url: config.databaseUrl } : {}),
+      ...(embedded && !config.ephemeral ? { dataDir: config.dataDir } : {}),
+      schema: config.dbSchema,
+    }));
+  const closeDatabase = async (): Promise<void> => {
+    if (!shared) await database.close();
+  };
   let kv: Kv;
   try {
     kv = await openKv({ ...(config.redisUrl ? { url: config.redisUrl } : {}), prefix: config.kvPrefix, logger });
   } catch (err) {
-    await database.close();
+    await closeDatabase();
     throw err;
   }
   const apiKeyRepo = new ApiKeyRepository(database);
   const usageRepo = new UsageRepository(database);
   const studioRepo = new StudioRepository(database);
-  // Embedded, this facade is the database's only writer, so its caches can live longer.
+  // Embedded, this facade is the only writer of the identity tables, so its caches can live longer.
   const identityCacheMs = config.identityCacheMs ?? (embedded ? 60_000 : 2000);
   const tiers = new TierTable(config.tierRates);
   const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs, tiers });
@@ -100,7 +109,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger): 
     studioRepo,
     async close() {
       await kv.close();
-      await database.close();
+      await closeDatabase();
     },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * One-command start on one machine: the scheduler, TTS_NODES inference nodes and the facade as
- * separate processes talking real gRPC, over Unix domain sockets by default (TCP on loopback with
+ * separate processes talking real gRPC (embedded, the scheduler and the facade share one control
+ * process and its one embedded database), over Unix domain sockets by default (TCP on loopback with
  * TTS_INTERNAL_TRANSPORT=tcp). Ctrl-C / SIGTERM stops them in order.
  */
 import { randomBytes } from 'node:crypto';
 import { rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { createLogger, ensurePrivateDir, setLogLevel, unixAddress } from '@tts/common';
+import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress } from '@tts/common';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
@@ -33,8 +34,16 @@ const nodeListen = (i: number): NodeJS.ProcessEnv => (unix ? { NODE_GRPC_SOCKET:
 /** METRICS_PORT of the n-th child (0 facade, 1 scheduler, 1 + i node i): one Prometheus port each, or 0 (off) for all. */
 const metricsPort = (n: number): string => String(config.metricsPort === 0 ? 0 : config.metricsPort + n);
 
+/**
+ * Embedded mode (neither DATABASE_URL nor SCHEDULER_DATABASE_URL): the scheduler and the facade run
+ * in one control process on one embedded database; with external storage, each in its own process.
+ */
+const embedded = envOptional(base, 'DATABASE_URL') === undefined && envOptional(base, 'SCHEDULER_DATABASE_URL') === undefined;
+const facadeEnv: NodeJS.ProcessEnv = { PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) };
 const scheduler = new Supervised(
-  { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, ...schedulerListen, METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
+  embedded
+    ? { name: 'control', entry: '@tts/launcher/control', env: { ...base, ...schedulerListen, ...facadeEnv }, readyLine: '"facade listening"' }
+    : { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, ...schedulerListen, METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
   logger,
 );
 const nodes = Array.from({ length: config.nodes }, (_, i) =>
@@ -48,17 +57,17 @@ const nodes = Array.from({ length: config.nodes }, (_, i) =>
     logger,
   ),
 );
-const facade = new Supervised(
-  { name: 'facade', entry: '@tts/facade/main', env: { ...base, PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) }, readyLine: '"facade listening"' },
-  logger,
-);
+/** The facade's own process (external storage only; embedded, the control process serves it). */
+const facade = embedded ? undefined : new Supervised({ name: 'facade', entry: '@tts/facade/main', env: { ...base, ...facadeEnv }, readyLine: '"facade listening"' }, logger);
 
 let shuttingDown = false;
 async function shutdown(signal: string): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   logger.info('stopping platform', { signal });
-  await facade.stop(config.shutdownGraceMs);
+  // The facade first (no new requests; a control process stops its facade, then its scheduler,
+  // whose running jobs get their grace on the still running nodes), then the nodes.
+  await (facade ?? scheduler).stop(config.shutdownGraceMs);
   await Promise.all(nodes.map((n) => n.stop(config.shutdownGraceMs)));
   await scheduler.stop(config.shutdownGraceMs);
   if (unix) removeSockets();
@@ -74,12 +83,34 @@ function removeSockets(): void {
     // not empty (a file the launcher did not make) or already gone: left as it is
   }
 }
+/**
+ * Waits until the facade's /api/health says ready (it learns of the nodes from the scheduler every
+ * TTS_ROUTING_REFRESH_MS, 250 ms by default), at most 10 s: "platform ready" then means a request
+ * finds a node.
+ */
+async function facadeReady(): Promise<void> {
+  if (config.port === 0) return;
+  const host = envOptional(base, 'HOST') ?? '0.0.0.0';
+  const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !shuttingDown) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (((await res.json()) as { ready?: unknown }).ready === true) return;
+    } catch {
+      // not answering yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  logger.warn('the facade does not report ready yet', { health: url });
+}
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 scheduler.start();
 await scheduler.ready;
 for (const n of nodes) n.start();
-facade.start();
-await Promise.all([facade.ready, ...nodes.map((n) => n.ready)]);
+facade?.start();
+await Promise.all([facade?.ready, ...nodes.map((n) => n.ready)]);
+await facadeReady();
 logger.info('platform ready', { url: `http://127.0.0.1:${config.port}`, nodes: config.nodes, internal_transport: config.internalTransport, scheduler: schedulerAddress, health: `http://127.0.0.1:${config.port}/api/health` });

@@ -6,3 +6,4 @@
 export { start, type RunningScheduler, type SchedulerStartOptions } from './server.js';
 export { DISCOVERY_MODES, checkCallerCredentials, loadSchedulerConfig, type DiscoveryMode, type SchedulerConfig } from './config.js';
 export { ROUTING_POLICIES, createRoutingPolicy, createPlacementPolicy, type RoutingPolicyName } from './domain/routing.js';
+export { copyJobs } from './data/copy-jobs.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DatabaseError, openDatabase, type Database } from './index.js';
+import { DatabaseError, openDatabase, openEmbeddedDatabases, type Database } from './index.js';
 import { MigrationError, migrationChecksum } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { databaseBackends, freshSchemaName } from './testing.js';
@@ -122,6 +122,48 @@ describe('database (pglite, embedded specifics)', () => {
         assert.deepEqual(await second.query('SELECT value FROM server_secrets WHERE name = $1::text', ['persisted']), [{ value: 'yes' }]);
       } finally {
         await second.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('one embedded database for several users: one Database per schema, transactions hold the engine', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tts-data-'));
+    try {
+      const same = await openEmbeddedDatabases(dataDir, ['public', 'public']);
+      assert.equal(same.databases.size, 1);
+      const db = same.databases.get('public')!;
+      assert.deepEqual(db.migrationsApplied, ALL_VERSIONS);
+      // A transaction holds the engine: a query of the other user runs after it ends, and sees its commit.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const tx = db.transaction(async (t) => {
+        await t.query("INSERT INTO server_secrets (name, value) VALUES ('shared', 'committed')");
+        await held;
+      });
+      const read = db.query<{ value: string }>('SELECT value FROM server_secrets WHERE name = $1::text', ['shared']);
+      release();
+      await tx;
+      assert.deepEqual(await read, [{ value: 'committed' }]);
+      await db.close(); // a user's close leaves the engine open
+      assert.equal((await db.query<{ n: number }>('SELECT 1::int AS n'))[0]?.n, 1);
+      await same.close();
+
+      const two = await openEmbeddedDatabases(dataDir, ['control_a', 'control_b']);
+      try {
+        const [a, b] = [two.databases.get('control_a')!, two.databases.get('control_b')!];
+        assert.deepEqual([a.schema, b.schema], ['control_a', 'control_b']);
+        await a.query("INSERT INTO server_secrets (name, value) VALUES ('only', 'a')");
+        assert.deepEqual(await b.query('SELECT name FROM server_secrets'), [], 'each schema has its own tables');
+        assert.deepEqual(await a.query('SELECT value FROM server_secrets WHERE name = $1::text', ['only']), [{ value: 'a' }]);
+        await assert.rejects(a.transaction(async (t) => {
+          await t.query("INSERT INTO server_secrets (name, value) VALUES ('rolled', 'back')");
+          throw new Error('abort');
+        }), /abort/);
+        assert.deepEqual(await a.query('SELECT name FROM server_secrets ORDER BY name'), [{ name: 'only' }]);
+      } finally {
+        await two.close();
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });

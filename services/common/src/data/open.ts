@@ -1,7 +1,7 @@
 import { quoteSchema, toDatabaseError, type Database } from './database.js';
 import { wrapDriver, type Driver } from './driver.js';
 import { migrate, MigrationError } from './migrate.js';
-import { ownedPgliteDriver, startPglite } from './pglite-driver.js';
+import { ownedPgliteDriver, sharedPgliteDriver, startPglite } from './pglite-driver.js';
 import { connectPostgres } from './postgres-driver.js';
 
 /** Options of `openDatabase`. */
@@ -65,4 +65,32 @@ export async function openOnDriver(driver: Driver): Promise<Database> {
     throw err instanceof MigrationError ? err : toDatabaseError(err);
   }
   return wrapDriver(driver, applied);
+}
+
+/**
+ * Opens ONE embedded PGlite (under `${dataDir}/pglite`, or in memory when `dataDir` is undefined)
+ * for several users of the same process, e.g. the facade and the scheduler run together by the
+ * launcher, and returns a migrated Database per schema asked for: one Database (the engine's own
+ * session, no per-query overhead) when every schema is the same, else per-schema drivers that pin
+ * their search_path in every transaction. PGlite runs one statement at a time and a transaction
+ * holds the engine until it ends, so the users cannot see each other's open transactions. The
+ * returned Databases' own close() leaves the engine open: `close()` of the result closes it.
+ */
+export async function openEmbeddedDatabases(dataDir: string | undefined, schemas: readonly string[]): Promise<{ readonly databases: ReadonlyMap<string, Database>; close(): Promise<void> }> {
+  const distinct = [...new Set(schemas)];
+  for (const s of distinct) quoteSchema(s);
+  const pg = await startPglite(dataDir);
+  const databases = new Map<string, Database>();
+  try {
+    if (distinct.length === 1) {
+      const owned = await ownedPgliteDriver(pg, distinct[0]!);
+      databases.set(distinct[0]!, await openOnDriver({ ...owned, close: async () => undefined }));
+    } else {
+      for (const s of distinct) databases.set(s, await openOnDriver(sharedPgliteDriver(pg, s)));
+    }
+  } catch (err) {
+    await pg.close();
+    throw err;
+  }
+  return { databases, close: () => pg.close() };
 }
