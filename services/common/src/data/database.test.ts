@@ -170,6 +170,19 @@ describe('database (pglite, embedded specifics)', () => {
     }
   });
 
+  it('runs with 16 MB of shared buffers and 4 MB of WAL buffers, on disk and in memory', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tts-data-'));
+    try {
+      for (const db of [await openDatabase({ dataDir }), await openDatabase()]) {
+        const show = async (name: string): Promise<unknown> => (await db.query<Record<string, unknown>>(`SHOW ${name}`))[0]?.[name];
+        assert.deepEqual([await show('shared_buffers'), await show('wal_buffers'), await show('io_method')], ['16MB', '4MB', 'sync']);
+        await db.close();
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects a schema name that is not a plain identifier', async () => {
     await assert.rejects(openDatabase({ schema: 'x"; DROP SCHEMA public; --' }), RangeError);
   });
