@@ -4,7 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, envEnum, envInt, envOptional, envString, envLogLevel, MAX_SOCKET_PATH, type LogLevel } from '@tts/common';
+import { ConfigError, envEnum, envInt, envOptional, envString, envLogLevel, MAX_SOCKET_PATH, type LogLevel } from '@tts/common/launch';
 
 /** How the launched processes reach each other's gRPC servers. */
 export const INTERNAL_TRANSPORTS = ['unix', 'tcp'] as const;

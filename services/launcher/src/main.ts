@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress } from '@tts/common';
+import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress } from '@tts/common/launch';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { nodeArgsFor, type Logger } from '@tts/common';
+import { nodeArgsFor, type Logger } from '@tts/common/launch';
 
 /** One supervised process. */
 export interface ChildSpec {
