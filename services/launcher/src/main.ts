@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress } from '@tts/common/launch';
 import { loadLauncherConfig } from './config.js';
@@ -94,15 +95,30 @@ async function facadeReady(): Promise<void> {
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && !shuttingDown) {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (((await res.json()) as { ready?: unknown }).ready === true) return;
-    } catch {
-      // not answering yet
-    }
+    if (await healthSaysReady(url)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   logger.warn('the facade does not report ready yet', { health: url });
+}
+/** One GET of the health URL through node:http (fetch would load undici: ~10 MB for this one use). */
+function healthSaysReady(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        try {
+          resolve((JSON.parse(body) as { ready?: unknown }).ready === true);
+        } catch {
+          resolve(false);
+        }
+      });
+      res.on('error', () => resolve(false));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
