@@ -1,7 +1,7 @@
 /**
  * Memory of the one-machine platform (`npm run bench memory`; issue 14, item 2). Launches the
- * platform as a user would (the launcher: scheduler, one node, facade), makes each default engine
- * (festival, flite, espeak) serve a request, then sums PSS (/proc/<pid>/smaps_rollup) over the
+ * platform as a user would (the launcher and its children, from `dist/` as `npm start` runs them),
+ * makes each default engine (festival, flite, espeak) serve a request, then sums PSS (/proc/<pid>/smaps_rollup) over the
  * launcher and all its descendants, per process too; then sends BENCH_MEMORY_REQUESTS requests
  * (default 10,000; concurrency 8, "Hello world." over the three engines and wav/mp3, spread over 40
  * API keys so none reaches its 360/min limit) and measures again. Each Node.js process also reports
@@ -9,7 +9,7 @@
  * Runs embedded (no DATABASE_URL / REDIS_URL) and with TEST_DATABASE_URL / TEST_REDIS_URL (skipped
  * with a note when those servers do not answer). Writes bench/results/memory.json.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, freshPrefix, freshSchemaName } from '@tts/common/testing';
 import { openDatabase } from '@tts/common/data';
 import { launchPlatform, post, type LaunchedPlatform } from './platform.js';
-import { processTree, smapsRollup } from './process-tree.js';
+import { processTree, smapsRollup, treeCpuMs } from './process-tree.js';
 import { load, r, summary } from './support.js';
 
 const REQUESTS = Number(process.env['BENCH_MEMORY_REQUESTS'] ?? 10_000);
@@ -25,11 +25,16 @@ const CONCURRENCY = 8;
 const VOICES = ['festival:slt', 'flite:slt', 'espeak:en-us'] as const;
 const MB = 1024 * 1024;
 /**
+ * What runs: the compiled `dist/` as `npm start` runs it (the default; `npm run build` first), or
+ * the TypeScript sources through tsx as the other benches and `npm run dev` run them (BENCH_MEMORY_LAUNCH=sources).
+ */
+const LAUNCH = process.env['BENCH_MEMORY_LAUNCH'] ?? 'dist';
+if (LAUNCH === 'dist' && !existsSync(new URL('../services/launcher/dist/main.js', import.meta.url))) throw new Error('bench memory runs dist/: npm run build first (or BENCH_MEMORY_LAUNCH=sources)');
+/**
  * Further embedded runs with settings from the environment, to compare in one sitting:
  * BENCH_MEMORY_VARIANTS="name:KEY=value,KEY=value;name2:..." (e.g. `flite1:TTS_FLITE_WORKERS=1`).
- * NODE_OPTIONS of a variant is added to the processes' options; BENCH_LAUNCH=dist in a variant runs
- * the compiled `dist/` as `npm start` does (build first) instead of the sources through tsx;
- * BENCH_MEMORY_LAUNCH=dist does so for every run.
+ * NODE_OPTIONS of a variant is added to the processes' options; BENCH_LAUNCH=sources|dist in a
+ * variant chooses what runs, like BENCH_MEMORY_LAUNCH for every run.
  */
 const VARIANTS = (process.env['BENCH_MEMORY_VARIANTS'] ?? '')
   .split(';')
@@ -103,24 +108,28 @@ async function synthesize(p: LaunchedPlatform, i: number): Promise<void> {
 }
 
 async function run(name: string, settings: Record<string, string>): Promise<Record<string, unknown>> {
-  const { BENCH_LAUNCH: launch = process.env['BENCH_MEMORY_LAUNCH'], ...env } = settings;
+  const { BENCH_LAUNCH: launch = LAUNCH, ...env } = settings;
+  if (launch !== 'dist' && launch !== 'sources') throw new Error(`BENCH_LAUNCH / BENCH_MEMORY_LAUNCH: "dist" or "sources", not "${launch}"`);
   const reportDir = mkdtempSync(join(tmpdir(), 'tts-bench-mem-'));
   const preload = fileURLToPath(new URL('./memory-report.mjs', import.meta.url));
   const nodeOptions = `${process.env['NODE_OPTIONS'] ?? ''} ${env['NODE_OPTIONS'] ?? ''} --import ${preload}`.trim();
   const started = performance.now();
-  const p = await launchPlatform({ TTS_NODES: '1', METRICS_PORT: '0', TTS_BENCH_MEMORY_DIR: reportDir, ...env, NODE_OPTIONS: nodeOptions }, 40, launch === 'dist' ? 'dist' : 'sources');
+  const p = await launchPlatform({ TTS_NODES: '1', METRICS_PORT: '0', TTS_BENCH_MEMORY_DIR: reportDir, ...env, NODE_OPTIONS: nodeOptions }, 40, launch);
   try {
     const readyMs = performance.now() - started;
     const atStart = await measure(p, reportDir);
     for (let i = 0; i < VOICES.length * 2; i++) await synthesize(p, i);
     const afterFirst = await measure(p, reportDir);
     let i = 0;
+    const cpuBefore = treeCpuMs(p.pid);
     const { latencies, wallMs } = await load(CONCURRENCY, REQUESTS, () => synthesize(p, i++));
+    // CPU per request says what the platform spends whatever else runs on the machine (req/s does not).
+    const cpuPerRequest = r((treeCpuMs(p.pid) - cpuBefore) / REQUESTS, 2);
     const afterMany = await measure(p, reportDir);
     const s = summary(latencies);
-    const row = { name, launched_from: launch === 'dist' ? 'dist' : 'sources', settings: env, ready_ms: r(readyMs, 0), at_start: atStart, after_each_engine: afterFirst, requests: REQUESTS, req_per_s: r((REQUESTS / wallMs) * 1000, 1), latency_p50_ms: r(s.p50, 1), after_requests: afterMany };
+    const row = { name, launched_from: launch, settings: env, ready_ms: r(readyMs, 0), at_start: atStart, after_each_engine: afterFirst, requests: REQUESTS, req_per_s: r((REQUESTS / wallMs) * 1000, 1), latency_p50_ms: r(s.p50, 1), cpu_ms_per_request: cpuPerRequest, after_requests: afterMany };
     const line = (m: { total_pss_mb: number; processes: ProcessMemory[] }): string => `${m.total_pss_mb} MB PSS (${m.processes.map((x) => `${x.role} ${x.pss_mb}`).join(', ')})`;
-    console.log(`${name}: start ${line(atStart)}\n  after each engine ${line(afterFirst)}\n  after ${REQUESTS} requests ${line(afterMany)}`);
+    console.log(`${name}: start ${line(atStart)}\n  after each engine ${line(afterFirst)}\n  after ${REQUESTS} requests ${line(afterMany)}\n  ${row.req_per_s} req/s, p50 ${row.latency_p50_ms} ms, ${cpuPerRequest} ms CPU per request`);
     return row;
   } finally {
     await p.stop();

@@ -54,3 +54,18 @@ export function treeMemory(root: number): { pss_mb: number; rss_mb: number; proc
   }
   return { pss_mb: Math.round(pss), rss_mb: Math.round(rss), processes };
 }
+
+/** CPU time (user + system) `root` and its descendants have used so far, ms (clock ticks of 10 ms). */
+export function treeCpuMs(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return ticks * 10;
+}
