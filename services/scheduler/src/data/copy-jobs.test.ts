@@ -33,7 +33,7 @@ for (const backend of databaseBackends()) {
       const repo = new JobRepository(from);
       // 230 jobs: more than two batches; some moved on (running, failed) so they carry several events.
       for (let i = 0; i < 230; i++) await repo.insert(newJob(`job-${String(i).padStart(3, '0')}`, `Job number ${i}. ${'é'.repeat(i % 7)}`));
-      await repo.claim('job-001', 'node-a');
+      await repo.claim('job-001', 'node-a', 'incarnation-a');
       await repo.fail('job-002', 'TTS_ENGINE_FAILED', 'it broke');
       await new JobRepository(to).insert(newJob('job-999', 'Already in the target.'));
 
