@@ -120,7 +120,9 @@ describe('SLO engine', { timeout: 60_000 }, () => {
 
   before(async () => {
     p = await startPlatform({
-      node: { engines: ['flite'], defaultVoice: 'flite:slt' },
+      // One sentence at a time: SLOW_TEXT must take longer than THRESHOLD_MS, which it may not when
+      // the node renders two sentences at once.
+      node: { engines: ['flite'], defaultVoice: 'flite:slt', sentencesInFlight: 1 },
       facade: { defaultVoice: 'flite:slt', sloObjectives: OBJECTIVES, cleanupIntervalMinutes: 0 },
     });
     admin['x-admin-key'] = p.adminKey;

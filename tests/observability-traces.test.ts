@@ -1,6 +1,6 @@
 /**
  * Telemetry across real processes: the launcher starts the scheduler, a node and the facade as
- * separate processes exporting spans over OTLP/HTTP (JSON) to a collector this test runs on
+ * separate processes (on PostgreSQL and Redis, as in a cluster) exporting spans over OTLP/HTTP (JSON) to a collector this test runs on
  * loopback. One request's trace continues the client's `traceparent` through the facade and the
  * node (parent links across the processes; the facade routes from its own view of the nodes, so the
  * scheduler is not in it), its trace id is in X-Trace-Id, in the error body and in every log line
@@ -19,6 +19,8 @@ import { PLATFORM_METRICS } from '@tts/common/telemetry';
 import { freePort } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
 import { nodeArgsFor } from '@tts/common';
+import { openDatabase } from '@tts/common/data';
+import { freshPrefix, freshSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '@tts/common/testing';
 
 interface ExportedSpan {
   readonly service: string;
@@ -93,6 +95,8 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
   let apiKey = '';
   let dataDir = '';
   const adminKey = `obs-admin-${Date.now()}-0123456789abcdef`;
+  const schema = freshSchemaName();
+  const prefix = freshPrefix();
 
   before(async () => {
     collector = await startCollector();
@@ -117,7 +121,10 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
-    for (const k of ['DATABASE_URL', 'REDIS_URL', 'OTEL_SDK_DISABLED', 'OTEL_SERVICE_NAME']) delete env[k];
+    for (const k of ['OTEL_SDK_DISABLED', 'OTEL_SERVICE_NAME']) delete env[k];
+    // PostgreSQL and Redis, as in a cluster: the facade and the scheduler are separate processes
+    // (embedded, npm start runs both in one control process).
+    Object.assign(env, { DATABASE_URL: TEST_DATABASE_URL, TTS_DB_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL, TTS_KV_PREFIX: prefix });
     child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -136,6 +143,8 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
     }
     collector.server.close();
     rmSync(dataDir, { recursive: true, force: true });
+    const db = await openDatabase({ url: TEST_DATABASE_URL });
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => db.close());
   });
 
   /** Log lines (JSON) written by the platform's processes so far. */
