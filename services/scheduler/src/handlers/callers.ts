@@ -41,6 +41,11 @@ export function visibleJob(caller: Caller, job: JobRecord): JobRecord {
   return job;
 }
 
+/** Throws JOB_NOT_FOUND unless the caller may see job `jobId` (a platform caller sees every job: nothing is read). */
+export async function checkVisible(ctx: SchedulerContext, caller: Caller, jobId: string): Promise<void> {
+  if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(jobId));
+}
+
 /** Admits a node's RegisterNode / Heartbeat: the join token when one is configured; NODE_JOIN_REFUSED otherwise. */
 export function admitNode(ctx: SchedulerContext, metadata: Metadata): void {
   const { nodeJoinToken } = ctx.config;

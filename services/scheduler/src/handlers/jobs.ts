@@ -17,7 +17,7 @@ import { JobOwnerKind } from '@tts/proto/scheduler';
 import { toServiceError } from '@tts/common';
 import { TtsError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
-import { callerOf, visibleJob, type Caller } from './callers.js';
+import { callerOf, checkVisible, visibleJob, type Caller } from './callers.js';
 import { eventMessage, jobMessage, ownerKindOf, specOf, stateMessage } from './job-messages.js';
 
 type Unary<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
@@ -76,7 +76,7 @@ export function listJobs(ctx: SchedulerContext): Unary<ListJobsRequest, ListJobs
 /** ListJobEvents: a page of events after an event id (limit 1..500, default 200). */
 export function listJobEvents(ctx: SchedulerContext): Unary<ListJobEventsRequest, ListJobEventsResponse> {
   return unary(ctx, async (req, caller) => {
-    if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(req.jobId));
+    await checkVisible(ctx, caller, req.jobId);
     const page = await ctx.jobs.events(req.jobId, req.afterEventId, clampLimit(req.limit, 200, 500));
     return { events: page.events.map(eventMessage), state: stateMessage(page.state), lastEventId: page.lastEventId };
   });
@@ -85,7 +85,7 @@ export function listJobEvents(ctx: SchedulerContext): Unary<ListJobEventsRequest
 /** CancelJob: cancels an unfinished job. */
 export function cancelJob(ctx: SchedulerContext): Unary<CancelJobRequest, CancelJobResponse> {
   return unary(ctx, async (req, caller) => {
-    if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(req.jobId));
+    await checkVisible(ctx, caller, req.jobId);
     const { job, cancelled } = await ctx.jobs.cancel(req.jobId);
     if (cancelled) ctx.logger.info('job cancelled', { job_id: job.jobId });
     return { job: jobMessage(job), cancelled };

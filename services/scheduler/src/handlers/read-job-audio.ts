@@ -2,7 +2,7 @@ import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { JobAudioChunk, ReadJobAudioRequest } from '@tts/proto/scheduler';
 import { toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
-import { callerOf, visibleJob } from './callers.js';
+import { callerOf, checkVisible } from './callers.js';
 import { resultMessage } from './job-messages.js';
 
 /**
@@ -14,7 +14,7 @@ export function readJobAudio(ctx: SchedulerContext) {
     void (async () => {
       try {
         const caller = await callerOf(ctx, call.metadata);
-        if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(call.request.jobId));
+        await checkVisible(ctx, caller, call.request.jobId);
         const { job, stream } = await ctx.jobs.audio(call.request.jobId);
         call.on('cancelled', () => stream.destroy());
         let first = true;

@@ -3,7 +3,7 @@ import type { JobEvent, WatchJobRequest } from '@tts/proto/scheduler';
 import { TtsError, toServiceError } from '@tts/common';
 import { isTerminal } from '../domain/jobs/job-service.js';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
-import { callerOf, visibleJob } from './callers.js';
+import { callerOf, checkVisible } from './callers.js';
 import { eventMessage } from './job-messages.js';
 
 /** Re-read period of a watch, for events written by another scheduler replica. */
@@ -67,7 +67,7 @@ export function watchJob(ctx: SchedulerContext) {
     // The caller may watch only a job it may see (callers.ts).
     void callerOf(ctx, call.metadata)
       .then(async (caller) => {
-        if (caller.kind === 'api_key') visibleJob(caller, await ctx.jobs.get(jobId));
+        await checkVisible(ctx, caller, jobId);
         if (done) return;
         unsubscribeJob = ctx.jobs.notifier.subscribe(jobId, () => void read());
         unsubscribeShutdown = ctx.jobs.notifier.onShutdown(() => finish(new TtsError('SERVICE_SHUTTING_DOWN', 'The scheduler is shutting down; watch again.', { retryAfterSec: 1 })));
