@@ -285,7 +285,15 @@ describe('Helm chart charts/tts-platform', () => {
       const pvc = byKind(objects, 'PersistentVolumeClaim').find((c) => c.metadata.name === claims[0]);
       assert.deepEqual(pvc?.spec?.['accessModes'], ['ReadWriteMany'], `${p}: the artifacts claim is ReadWriteMany`);
       assert.equal(byKind(objects, 'Secret').length, 0, `${p}: the Secret is created outside the chart by default`);
-      assert.equal(byKind(objects, 'Certificate').length, 0, `${p}: no certificates while tls.enabled is off`);
+      // gRPC TLS on by default, from the chart's own CA: a self-signed Issuer signs the CA certificate, whose Secret backs the components' Issuer.
+      const issuers = byKind(objects, 'Issuer');
+      const selfSigned = issuers.find((i) => i.spec?.['selfSigned'] !== undefined);
+      const caIssuer = issuers.find((i) => i.spec?.['ca'] !== undefined);
+      assert.ok(selfSigned && caIssuer && issuers.length === 2, `${p}: a self-signed and a CA Issuer`);
+      const certificates = byKind(objects, 'Certificate');
+      const ca = certificates.find((c) => c.spec?.['isCA'] === true);
+      assert.deepEqual([ca?.spec?.['issuerRef'], ca?.spec?.['secretName']], [{ name: selfSigned.metadata.name, kind: 'Issuer', group: 'cert-manager.io' }, (caIssuer.spec!['ca'] as { secretName: string }).secretName], `${p}: the CA certificate`);
+      assert.deepEqual(certificates.filter((c) => c !== ca).map((c) => [componentOf(c), (c.spec!['issuerRef'] as { name: string }).name]).sort(), COMPONENTS.map((c) => [c, caIssuer.metadata.name]).sort(), `${p}: one certificate per component from the CA Issuer`);
     }
   });
 
@@ -400,7 +408,8 @@ describe('Helm chart charts/tts-platform', () => {
         for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
           assert.ok(probe, `${p}: ${c}: startup, readiness and liveness probes`);
           if (c === 'facade') assert.deepEqual(probe.httpGet, { path: '/api/health', port: 'http' });
-          else assert.equal(probe.grpc?.port, portOf(container, 'grpc'), `${p}: ${c} probes its gRPC port`);
+          // Over TLS (the default) the image's health check calls grpc.health.v1 (the kubelet's grpc probe has no TLS).
+          else assert.deepEqual(probe.exec?.command, ['node', 'deploy/docker/healthcheck.mjs', 'grpc', String(portOf(container, 'grpc'))], `${p}: ${c} probes its gRPC port`);
         }
       }
     }
@@ -579,9 +588,9 @@ describe('Helm chart charts/tts-platform', () => {
     }
   });
 
-  test('tls.enabled: a cert-manager Certificate, a read-only mount and the TTS_GRPC_TLS_* variables per component; gRPC probes over TLS', async () => {
-    const objects = await render([profileValues('gpu'), valuesFile('tls', { tls: { enabled: true } })]);
-    const certificates = byKind(objects, 'Certificate');
+  test('tls.enabled (the default): a cert-manager Certificate, a read-only mount and the TTS_GRPC_TLS_* variables per component; gRPC probes over TLS', async () => {
+    const objects = objectsOf('gpu');
+    const certificates = byKind(objects, 'Certificate').filter((c) => c.spec?.['isCA'] !== true);
     assert.deepEqual(certificates.map((c) => componentOf(c)).sort(), [...COMPONENTS].sort());
     for (const certificate of certificates) await validate(certificate);
     for (const c of COMPONENTS) {
@@ -614,6 +623,31 @@ describe('Helm chart charts/tts-platform', () => {
       }
     }
     for (const o of objects) await validate(o);
+  });
+
+  test('tls.enabled=false: no certificates, and every component opts out of TLS explicitly (TTS_GRPC_ALLOW_PLAINTEXT)', async () => {
+    const objects = await render([profileValues('cpu'), valuesFile('plaintext', { tls: { enabled: false } })]);
+    assert.deepEqual([byKind(objects, 'Certificate').length, byKind(objects, 'Issuer').length], [0, 0]);
+    const known = variablesReadByCode();
+    for (const c of COMPONENTS) {
+      const container = containerOf(workload(objects, c));
+      const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+      assert.equal(env['TTS_GRPC_ALLOW_PLAINTEXT'], 'true', `${c}: the plaintext opt-out`);
+      assert.ok(known.has('TTS_GRPC_ALLOW_PLAINTEXT'));
+      assert.equal(Object.keys(env).filter((n) => n.startsWith('TTS_GRPC_TLS_')).length, 0, `${c}: no TLS variables`);
+      if (c !== 'facade') assert.ok(container.readinessProbe?.grpc, `${c}: the kubelet's grpc probe on plaintext`);
+    }
+  });
+
+  test('tls.issuerRef names an issuer of yours: no CA of the chart, every certificate from it', async () => {
+    const objects = await render([profileValues('gpu'), valuesFile('issuer', { tls: { issuerRef: { name: 'corp-pki', kind: 'ClusterIssuer' } } })]);
+    assert.equal(byKind(objects, 'Issuer').length, 0);
+    const certificates = byKind(objects, 'Certificate');
+    assert.equal(certificates.length, COMPONENTS.length);
+    for (const c of certificates) {
+      assert.deepEqual(c.spec!['issuerRef'], { name: 'corp-pki', kind: 'ClusterIssuer', group: 'cert-manager.io' });
+      await validate(c);
+    }
   });
 
   test('k8s/ holds exactly what the chart renders (scripts/render-k8s.mjs --check)', async () => {

@@ -319,4 +319,24 @@ describe('gRPC over TLS and mutual TLS', () => {
       /TTS_GRPC_TLS_KEY/,
     );
   });
+
+  test('beyond loopback a scheduler and a node serve plaintext only with TTS_GRPC_ALLOW_PLAINTEXT; with TLS they start', async () => {
+    const tokens = { TTS_INTERNAL_TOKEN: 'i'.repeat(32), TTS_NODE_JOIN_TOKEN: 'j'.repeat(32) };
+    const schedulerEnv = async (over: Record<string, string>): Promise<Record<string, string>> => ({
+      SCHEDULER_GRPC_HOST: '0.0.0.0',
+      SCHEDULER_GRPC_PORT: String(await freePort()),
+      DATA_DIR: join(dir, `beyond-${Math.random().toString(36).slice(2)}`),
+      ...tokens,
+      ...over,
+    });
+    await assert.rejects(spawnService('services/scheduler/src/main', await schedulerEnv({}), '"scheduler ready"', 20_000), /TTS_GRPC_TLS_CERT.*0\.0\.0\.0.*TTS_GRPC_ALLOW_PLAINTEXT/s);
+    await assert.rejects(
+      spawnService('services/inference-node/src/main', { NODE_GRPC_HOST: '0.0.0.0', NODE_GRPC_PORT: '0', NODE_ENGINES: 'flite' }, '"inference node ready"', 20_000),
+      /TTS_GRPC_TLS_CERT.*0\.0\.0\.0/s,
+    );
+    const optedOut = await spawnService('services/scheduler/src/main', await schedulerEnv({ TTS_GRPC_ALLOW_PLAINTEXT: 'true' }), '"scheduler ready"', 20_000);
+    await optedOut.stop();
+    const withTls = await spawnService('services/scheduler/src/main', await schedulerEnv(tlsEnv), '"scheduler ready"', 20_000);
+    await withTls.stop();
+  });
 });

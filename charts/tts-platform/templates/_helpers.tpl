@@ -105,11 +105,16 @@ app.kubernetes.io/name={{ include "tts.name" . }},app.kubernetes.io/instance={{ 
 {{- end -}}
 
 {{/*
-The variables that turn on TLS / mutual TLS on every gRPC hop (include only when tls.enabled): the mounted files,
-re-read every tls.refreshMs; peers' certificates checked against tts.grpcServerName (a name every
-component's certificate carries), since nodes are dialed by pod IP.
+The variables of gRPC security: with tls.enabled, TLS / mutual TLS on every hop from the mounted
+files, re-read every tls.refreshMs, peers' certificates checked against tts.grpcServerName (a name
+every component's certificate carries), since nodes are dialed by pod IP; without, the explicit
+opt-out the processes need to serve plaintext beyond loopback.
 */}}
 {{- define "tts.tlsEnv" -}}
+{{- if not .Values.tls.enabled -}}
+- name: TTS_GRPC_ALLOW_PLAINTEXT
+  value: "true"
+{{- else -}}
 - name: TTS_GRPC_TLS_CERT
   value: {{ printf "%s/tls.crt" .Values.tls.mountPath | quote }}
 - name: TTS_GRPC_TLS_KEY
@@ -122,6 +127,7 @@ component's certificate carries), since nodes are dialed by pod IP.
   value: {{ .Values.tls.refreshMs | int | toString | quote }}
 - name: TTS_GRPC_TLS_SERVER_NAME
   value: {{ include "tts.grpcServerName" . | quote }}
+{{- end }}
 {{- end -}}
 {{- define "tts.grpcServerName" -}}
 {{- printf "%s-grpc.%s.svc" (include "tts.fullname" .) .Release.Namespace -}}

@@ -9,7 +9,7 @@ export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs
 export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { CREDENTIAL_METADATA, credentialInterceptor, metadataValue, sameSecret, type CallerCredential } from './grpc/caller-credentials.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
-export { GRPC_CLIENT_AUTH_MODES, configureGrpcTls, grpcTlsEnabled, readGrpcTlsConfig, type GrpcClientAuth, type GrpcTlsConfig } from './grpc/tls.js';
+export { GRPC_CLIENT_AUTH_MODES, LOOPBACK_HOSTS, checkPlaintextListen, configureGrpcTls, grpcTlsEnabled, readGrpcTlsConfig, type GrpcClientAuth, type GrpcListenAddress, type GrpcTlsConfig } from './grpc/tls.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';

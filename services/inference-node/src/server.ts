@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
 import type { SynthesizerServer } from '@tts/proto/synthesis';
-import { callUnary, configureGrpcTls, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { callUnary, checkPlaintextListen, configureGrpcTls, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { SynthesisEngine } from './engines/engine.js';
 import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
@@ -45,6 +45,7 @@ export interface RunningNode {
 /** Loads engines, listens, warms up and registers. Resolves once the node is READY. */
 export async function start(options: NodeStartOptions = {}): Promise<RunningNode> {
   const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
+  checkPlaintextListen(config, config.grpcTls);
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });
   // Before the first gRPC server or client: every hop then uses the same TLS material (or none).

@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { ConfigError, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
+import { ConfigError, LOOPBACK_HOSTS, envBool, envEnum, envInt, envList, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from './domain/routing.js';
 
 /** How the scheduler finds inference nodes besides self-registration (always accepted). */
@@ -82,8 +82,6 @@ export interface SchedulerConfig {
   /** The token nodes must present to register and heart-beat; same rule as TTS_INTERNAL_TOKEN. (TTS_NODE_JOIN_TOKEN) */
   readonly nodeJoinToken: string | undefined;
 }
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * Checks the caller credentials of a complete configuration (start() runs it after overrides):

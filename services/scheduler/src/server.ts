@@ -5,7 +5,7 @@
  */
 import { SchedulerService, type SchedulerServer } from '@tts/proto/scheduler';
 import type { Database } from '@tts/common/data';
-import { configureGrpcTls, startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { checkPlaintextListen, configureGrpcTls, startGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { Kv } from '@tts/common/kv';
 import { checkCallerCredentials, loadSchedulerConfig, type SchedulerConfig } from './config.js';
 import type { KubernetesDiscovery } from './domain/discovery/kubernetes.js';
@@ -48,6 +48,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
     Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'database' && k !== 'kv'),
   );
   const config: SchedulerConfig = checkCallerCredentials({ ...loadSchedulerConfig(), ...overrides });
+  checkPlaintextListen(config, config.grpcTls);
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('scheduler');
   // Before the first gRPC server or client: every hop then uses the same TLS material (or none).

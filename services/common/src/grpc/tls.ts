@@ -10,7 +10,13 @@
  *   TTS_GRPC_TLS_SERVER_NAME   name peers' certificates are checked against instead of the dialed
  *                              host (pods dialed by IP); default: the dialed host
  *
- * Unset, every hop stays plaintext (the one-machine start on loopback and Unix sockets). Set, the
+ * Unset, every hop stays plaintext, which a server accepts only on loopback and Unix sockets (the
+ * one-machine start): beyond them it refuses to start (checkPlaintextListen) unless
+ *
+ *   TTS_GRPC_ALLOW_PLAINTEXT   true: serve plaintext beyond loopback too (a network that encrypts
+ *                              on its own, e.g. a service mesh; the Helm chart with tls.enabled=false)
+ *
+ * Set, the
  * process serves and dials TLS only: a plaintext peer is refused. The files are validated at start
  * (they parse, the key matches the certificate, the certificate chains to the CA and is in its
  * validity period); a change on disk is picked up within the refresh interval without a restart,
@@ -21,7 +27,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ServerCredentials, credentials, experimental, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { ConfigError, envEnum, envInt, envOptional } from '../config/env.js';
+import { ConfigError, envBool, envEnum, envInt, envOptional } from '../config/env.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -78,6 +84,29 @@ export function readGrpcTlsConfig(env: Env = process.env): GrpcTlsConfig | undef
   const problem = checkMaterial(material);
   if (problem) throw new ConfigError(problem.variable, problem.message);
   return config;
+}
+
+/** Hosts a server may listen on in plaintext without TTS_GRPC_ALLOW_PLAINTEXT. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Where a gRPC server listens: a Unix socket, or a host (and a port). */
+export interface GrpcListenAddress {
+  readonly host: string;
+  readonly socketPath?: string | undefined;
+}
+
+/**
+ * Refuses (ConfigError naming TTS_GRPC_TLS_CERT) a server about to listen in plaintext beyond
+ * loopback: callers there would send tokens and audio in the clear and could not tell the server
+ * from an impostor. TTS_GRPC_ALLOW_PLAINTEXT=true is the explicit opt-out.
+ */
+export function checkPlaintextListen(listen: GrpcListenAddress, tls: GrpcTlsConfig | undefined, env: Env = process.env): void {
+  if (tls !== undefined || listen.socketPath !== undefined || LOOPBACK_HOSTS.has(listen.host)) return;
+  if (envBool(env, 'TTS_GRPC_ALLOW_PLAINTEXT', false)) return;
+  throw new ConfigError(
+    FILE_VARIABLES.certFile,
+    `is required (with TTS_GRPC_TLS_KEY and TTS_GRPC_TLS_CA) to serve gRPC on ${listen.host}, beyond loopback; set TTS_GRPC_ALLOW_PLAINTEXT=true only where the network encrypts on its own`,
+  );
 }
 
 function readPem(config: GrpcTlsConfig, key: keyof typeof FILE_VARIABLES): Buffer {
