@@ -18,6 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createLogger } from '@tts/common';
 import { analysisForBench } from '@tts/inference-node/testing';
+import { wordEdits, words } from './support.js';
 
 const run = promisify(execFile);
 const SENTENCES = [
@@ -99,13 +100,6 @@ for (const [k, v] of voices.entries()) {
 }
 
 // Transcription: every sentence by festival (the most intelligible voice) and flite slt.
-const norm = (t: string): string[] => t.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter((w) => w !== '');
-function edits(ref: string[], hyp: string[]): number {
-  const d = Array.from({ length: ref.length + 1 }, (_, i) => [i, ...Array<number>(hyp.length).fill(0)]);
-  for (let j = 1; j <= hyp.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= ref.length; i++) for (let j = 1; j <= hyp.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
-  return d[ref.length]![hyp.length]!;
-}
 const wer: Record<string, { words: number; errors: number; audioSec: number; computeSec: number }> = {};
 for (const voice of ['festival', 'flite:slt']) {
   const w = (wer[voice] = { words: 0, errors: 0, audioSec: 0, computeSec: 0 });
@@ -114,8 +108,8 @@ for (const voice of ['festival', 'flite:slt']) {
     if (voice === 'festival') await run('sh', ['-c', `echo "${sentence}" | text2wave -eval "(voice_cmu_us_slt_arctic_hts)" -o ${file}`]);
     else await run('flite', ['-voice', 'slt', '-t', sentence, '-o', file]);
     const t = await analysis.transcribe(await upload(file));
-    w.words += norm(sentence).length;
-    w.errors += edits(norm(sentence), norm(t.text));
+    w.words += words(sentence).length;
+    w.errors += wordEdits(sentence, t.text);
     w.audioSec += t.durationSec;
     w.computeSec += t.computeSec;
   }

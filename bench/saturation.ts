@@ -9,8 +9,8 @@
  * no key is rate limited below 384 req/s in all. Reports req/s of successful answers, p50/p95/p99
  * latency, non-2xx answers and socket errors per format and level, the ratio of each format to
  * wav at the same level, and the PSS of the platform's process tree before and after. A second
- * platform with the former encoders (TTS_AUDIO_ENCODERS=ffmpeg: one ffmpeg process per request) is
- * measured in the same sitting at the levels in BENCH_SATURATION_BEFORE_LEVELS (default 8; empty
+ * platform with the settings of BENCH_SATURATION_BEFORE_ENV (default TTS_AUDIO_ENCODERS=ffmpeg, the
+ * former encoders: one ffmpeg process per request; e.g. TTS_OPUS_COMPLEXITY=10) is measured in the same sitting at the levels in BENCH_SATURATION_BEFORE_LEVELS (default 8; empty
  * = none), each run right after the same run on the current platform. Writes
  * bench/results/saturation.json.
  */
@@ -26,6 +26,8 @@ import { r } from './support.js';
 const SECONDS = Number(process.env['BENCH_SATURATION_SEC'] ?? 10);
 const LEVELS = (process.env['BENCH_SATURATION_LEVELS'] ?? '1,8,32,64').split(',').map(Number);
 const BEFORE_LEVELS = (process.env['BENCH_SATURATION_BEFORE_LEVELS'] ?? '8').split(',').filter((x) => x !== '').map(Number);
+/** Variables of the "before" platform: NAME=value, separated by spaces. */
+const BEFORE_ENV = Object.fromEntries((process.env['BENCH_SATURATION_BEFORE_ENV'] ?? 'TTS_AUDIO_ENCODERS=ffmpeg').split(/\s+/).filter((x) => x.includes('=')).map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]));
 const KEYS = 64;
 const TEXT = 'Hello world.';
 const VOICE = 'flite:slt';
@@ -122,7 +124,7 @@ writeFileSync(script, WRK_SCRIPT);
 const startedAt = new Date().toISOString();
 const loadAtStart = loadavg().map((x) => r(x, 2));
 const platform = await launchPlatform({}, KEYS);
-const former = BEFORE_LEVELS.length > 0 ? await launchPlatform({ TTS_AUDIO_ENCODERS: 'ffmpeg' }, KEYS) : undefined;
+const former = BEFORE_LEVELS.length > 0 ? await launchPlatform(BEFORE_ENV, KEYS) : undefined;
 const print = (label: string, name: string, level: Level): void =>
   console.log(`${label} ${name.padEnd(12)} c=${String(level.concurrency).padStart(2)}: ${level.req_per_s} req/s, p50 ${level.p50_ms} ms, p95 ${level.p95_ms} ms, p99 ${level.p99_ms} ms, non-2xx ${level.non_2xx}, socket errors ${level.socket_errors} (load ${level.load_avg_1m})`);
 try {
@@ -173,7 +175,7 @@ try {
     memory_after: memoryAfter,
     results,
     ratio_to_wav: ratios,
-    former_encoders: former ? { setting: 'TTS_AUDIO_ENCODERS=ffmpeg', levels: BEFORE_LEVELS, results: formerResults, memory_after: treeMemory(former.pid) } : null,
+    former_encoders: former ? { setting: Object.entries(BEFORE_ENV).map(([k, v]) => `${k}=${v}`).join(' '), levels: BEFORE_LEVELS, results: formerResults, memory_after: treeMemory(former.pid) } : null,
     peak,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));

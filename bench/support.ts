@@ -42,3 +42,18 @@ export async function load(concurrency: number, total: number, fn: () => Promise
 export function r(n: number, digits = 2): number {
   return Number(n.toFixed(digits));
 }
+
+/** Lower-case words of a text (letters and apostrophes), for word error rates. */
+export function words(text: string): string[] {
+  return text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter((w) => w !== '');
+}
+
+/** Word-level edit distance between a reference text and a transcript (substitutions, insertions, deletions). */
+export function wordEdits(reference: string, transcript: string): number {
+  const ref = words(reference);
+  const hyp = words(transcript);
+  const d = Array.from({ length: ref.length + 1 }, (_, i) => [i, ...Array<number>(hyp.length).fill(0)]);
+  for (let j = 1; j <= hyp.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= ref.length; i++) for (let j = 1; j <= hyp.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+  return d[ref.length]![hyp.length]!;
+}

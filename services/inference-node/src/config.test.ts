@@ -57,4 +57,10 @@ describe('node config: piper and VAD', () => {
     assert.equal(loadNodeConfig({ TTS_FESTIVAL_TRANSPORT: 'server' }).festivalTransport, 'server');
     assert.throws(() => loadNodeConfig({ TTS_FESTIVAL_TRANSPORT: 'socket' }), /TTS_FESTIVAL_TRANSPORT/);
   });
+
+  it('encodes opus at complexity 5 unless TTS_OPUS_COMPLEXITY (0-10) says otherwise', () => {
+    assert.equal(loadNodeConfig({}).opusComplexity, 5);
+    assert.equal(loadNodeConfig({ TTS_OPUS_COMPLEXITY: '10' }).opusComplexity, 10);
+    for (const bad of ['11', '-1', 'max']) assert.throws(() => loadNodeConfig({ TTS_OPUS_COMPLEXITY: bad }), /TTS_OPUS_COMPLEXITY/);
+  });
 });

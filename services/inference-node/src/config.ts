@@ -10,6 +10,7 @@ import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 import type { FestivalTransport } from './engines/festival/index.js';
 import type { EncoderImplementation } from './audio/index.js';
+import { OPUS_COMPLEXITY } from './audio/opus-codec.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
 const GRAPH_OPT_LEVELS: readonly GraphOptimizationLevel[] = ['disabled', 'basic', 'extended', 'all'];
@@ -69,6 +70,12 @@ export interface NodeConfig {
    * "ffmpeg" (one ffmpeg process per request, the former path; for comparison). @default "native" (TTS_AUDIO_ENCODERS)
    */
   readonly encoders: EncoderImplementation;
+  /**
+   * libopus complexity (0-10) of the in-process opus encoder: 5 costs a fifth of 10's CPU on speech
+   * at the default bit rates, with the same spectral distance and word error rate (bench/README.md,
+   * "Opus complexity"). @default 5 (TTS_OPUS_COMPLEXITY)
+   */
+  readonly opusComplexity: number;
   /** Synthesize a short phrase per engine before reporting READY. @default true (TTS_WARMUP) */
   readonly warmup: boolean;
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
@@ -221,6 +228,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
     sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
     encoders: envEnum(env, 'TTS_AUDIO_ENCODERS', ['native', 'ffmpeg'] as const, 'native'),
+    opusComplexity: envInt(env, 'TTS_OPUS_COMPLEXITY', OPUS_COMPLEXITY, { min: 0, max: 10 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
     drainTimeoutMs: envInt(env, 'NODE_DRAIN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),

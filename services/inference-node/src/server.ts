@@ -84,6 +84,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       maxChars: config.maxChars,
       sentencesInFlight: config.sentencesInFlight,
       encoders: config.encoders,
+      opusComplexity: config.opusComplexity,
       ...(vad ? { vad } : {}),
       audioEvents: new AudioEventLog(config.nodeId),
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),

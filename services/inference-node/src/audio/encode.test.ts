@@ -8,7 +8,7 @@ import { assertKnownLayout, openAacCodec } from './aac-codec.js';
 import { openFlacCodec } from './flac-codec.js';
 import { openLameCodec } from './lame-codec.js';
 import { FFMPEG, FFPROBE, MediaProcess, runToBuffer } from './media-process.js';
-import { openOggOpusCodec } from './opus-codec.js';
+import { OPUS_COMPLEXITY, openOggOpusCodec } from './opus-codec.js';
 import { decodePcm16le, encodePcm16le, type PcmAudio } from './pcm.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
 import { ffmpegChildren, sine, toneAmplitude, zeroCrossingRate } from './testing.js';
@@ -273,6 +273,25 @@ describe("in-process encoders (libmp3lame, libopus + libogg, libFLAC, libavcodec
       else assert.ok(lag <= 2, `lag ${lag}`);
     });
   }
+
+  it('opus complexity: both paths take it (same size at 10 and at the default), and the default costs less than 10', async () => {
+    const input = voiceLike(16000, 3);
+    const cpuMs = async (complexity: number): Promise<{ bytes: Buffer; ms: number }> => {
+      const before = process.cpuUsage();
+      let bytes: Buffer = Buffer.alloc(0);
+      for (let i = 0; i < 5; i++) bytes = await encodeAudio(input, 'opus', undefined, { implementation: 'native', opusComplexity: complexity });
+      const used = process.cpuUsage(before);
+      return { bytes, ms: (used.user + used.system) / 1000 };
+    };
+    const full = await cpuMs(10);
+    const standard = await cpuMs(OPUS_COMPLEXITY);
+    assert.ok(!full.bytes.equals(standard.bytes), 'the complexity reaches libopus');
+    const viaFfmpeg = await encodeAudio(input, 'opus', undefined, { implementation: 'ffmpeg', opusComplexity: 10 });
+    assert.ok(Math.abs(full.bytes.length - viaFfmpeg.length) < 0.03 * viaFfmpeg.length, `${full.bytes.length} bytes vs ${viaFfmpeg.length} through ffmpeg at 10`);
+    assert.ok(standard.ms < full.ms, `complexity ${OPUS_COMPLEXITY}: ${standard.ms} ms of CPU, 10: ${full.ms} ms`);
+    const codec = openOggOpusCodec();
+    assert.throws(() => codec.open({ sampleRate: 16000, bitrateKbps: 32, streaming: false, complexity: 11 }), /complexity 11/);
+  });
 
   it('aac: the same bytes as the ffmpeg path, frame for frame (same encoder, same settings, same 16-bit input, same ADTS headers)', async () => {
     for (const rate of [8000, 16000, 24000, 44100, 48000]) {

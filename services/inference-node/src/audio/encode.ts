@@ -43,7 +43,7 @@ export function createEncoder(format: AudioFormat, sampleRate: number, options: 
  * One-shot: encodes a whole clip to a whole file (wav has exact sizes). The clip is encoded at its own
  * rate when the format takes it, else resampled to the nearest rate the format takes (e.g. 22050 Hz → 24000 Hz for opus).
  */
-export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: Pick<EncoderOptions, 'implementation'> = {}): Promise<Buffer> {
+export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: Pick<EncoderOptions, 'implementation' | 'opusComplexity'> = {}): Promise<Buffer> {
   if (signal?.aborted === true) throw cancelledError();
   const rate = isSampleRateSupported(format, audio.sampleRate) ? audio.sampleRate : nearestSupportedRate(format, audio.sampleRate);
   const input = resample(audio, rate);

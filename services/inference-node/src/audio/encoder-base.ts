@@ -43,6 +43,8 @@ export interface EncoderOptions {
    * @default 'native'
    */
   readonly implementation?: EncoderImplementation;
+  /** libopus complexity (0-10) of the in-process opus encoder. @default OPUS_COMPLEXITY (5) */
+  readonly opusComplexity?: number;
 }
 
 /** Encoded bytes queued for the consumer before the encoder stops producing (and writes wait). */

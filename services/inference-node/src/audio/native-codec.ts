@@ -12,6 +12,8 @@ export interface CodecSettings {
   readonly bitrateKbps: number;
   /** Output goes to a live stream (Ogg: short pages). */
   readonly streaming: boolean;
+  /** Encoder effort of codecs that have one (libopus: 0-10). @default the codec's own (OPUS_COMPLEXITY) */
+  readonly complexity?: number;
 }
 
 /** One encoding session; every call is synchronous and bounded by the size of its input. */

@@ -62,7 +62,7 @@ export class NativeEncoder extends EncoderBase {
       return;
     }
     try {
-      this.session = codec.open({ sampleRate, bitrateKbps: options.bitrateKbps, streaming: this.streaming });
+      this.session = codec.open({ sampleRate, bitrateKbps: options.bitrateKbps, streaming: this.streaming, ...(format === 'opus' && options.opusComplexity !== undefined ? { complexity: options.opusComplexity } : {}) });
     } catch (error) {
       this.fail(new TtsError('AUDIO_ENCODING_FAILED', undefined, { cause: error }));
     }

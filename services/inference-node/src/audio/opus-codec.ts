@@ -1,7 +1,7 @@
 /**
  * Ogg Opus (RFC 7845) through libopus and libogg (koffi). libopus encodes 20 ms frames at the input
- * rate (8, 12, 16, 24 or 48 kHz) with ffmpeg's former settings (OPUS_APPLICATION_AUDIO, VBR,
- * complexity 10, no FEC); libogg frames them: an OpusHead page (input rate, pre-skip = the encoder's
+ * rate (8, 12, 16, 24 or 48 kHz) with ffmpeg's former settings (OPUS_APPLICATION_AUDIO, VBR, no FEC)
+ * but complexity 5 (OPUS_COMPLEXITY, below); libogg frames them: an OpusHead page (input rate, pre-skip = the encoder's
  * lookahead at 48 kHz), an OpusTags page, then audio pages whose granule positions count 48 kHz
  * samples including the pre-skip; the last page carries the end-of-stream flag and a granule position
  * that trims the padding of the last frame, so the decoded length equals the input's. Pages cover
@@ -26,6 +26,14 @@ const OPUS_SET_INBAND_FEC = 4012;
 const OPUS_SET_PACKET_LOSS_PERC = 4014;
 const OPUS_SET_VBR_CONSTRAINT = 4020;
 const OPUS_GET_LOOKAHEAD = 4027;
+/**
+ * libopus complexity (TTS_OPUS_COMPLEXITY overrides it). ffmpeg's 10 costs 12 ms of CPU per second
+ * of 16 kHz speech at the 32 kbit/s default (libopus codes it with SILK, whose search at complexity
+ * 7 and above dominates), several times mp3's cost; 5 costs 2.3 ms, with a spectral distance to
+ * the input within 0.12 dB of complexity 10's and the same ASR word error rate of the decoded
+ * audio (bench/README.md, "Opus complexity"). VBR then spends up to a fifth more bits.
+ */
+export const OPUS_COMPLEXITY = 5;
 /** Largest packet of one 20 ms frame is 1275 bytes (RFC 6716); room to spare. */
 const MAX_PACKET_BYTES = 4000;
 /** Bit rates ffmpeg's libopus wrapper took for one channel (bit/s). */
@@ -39,6 +47,21 @@ const GRANULE_RATE = 48_000;
 const PAGE_MS = 1000;
 const STREAMING_PAGE_MS = 60;
 
+/** koffi's types are named process-wide: libogg's structs are declared once, on the first load. */
+let streamStateType: koffi.IKoffiCType | undefined;
+function oggStreamState(): koffi.IKoffiCType {
+  if (streamStateType !== undefined) return streamStateType;
+  // libogg 1.3 (ogg.h): the stream state is only allocated here, never read.
+  streamStateType = koffi.struct('ogg_stream_state', {
+    body_data: 'void *', body_storage: 'long', body_fill: 'long', body_returned: 'long',
+    lacing_vals: 'void *', granule_vals: 'void *', lacing_storage: 'long', lacing_fill: 'long', lacing_packet: 'long', lacing_returned: 'long',
+    header: koffi.array('uint8_t', 282), header_fill: 'int', e_o_s: 'int', b_o_s: 'int', serialno: 'long', pageno: 'long', packetno: 'int64_t', granulepos: 'int64_t',
+  });
+  koffi.struct('ogg_packet', { packet: 'const void *', bytes: 'long', b_o_s: 'long', e_o_s: 'long', granulepos: 'int64_t', packetno: 'int64_t' });
+  koffi.struct('ogg_page', { header: 'void *', header_len: 'long', body: 'void *', body_len: 'long' });
+  return streamStateType;
+}
+
 /** Loads libopus and libogg (sonames or paths); throws when either cannot be loaded. */
 export function openOggOpusCodec(opusLibrary: string = OPUS_LIBRARY, oggLibrary: string = OGG_LIBRARY): NativeCodec {
   const opus = koffi.load(opusLibrary);
@@ -50,14 +73,7 @@ export function openOggOpusCodec(opusLibrary: string = OPUS_LIBRARY, oggLibrary:
   const strerror = opus.func('const char *opus_strerror(int error)');
   const vendor = String(opus.func('const char *opus_get_version_string()')());
 
-  // libogg 1.3 (ogg.h): the stream state is only allocated here, never read.
-  const StreamState = koffi.struct('ogg_stream_state', {
-    body_data: 'void *', body_storage: 'long', body_fill: 'long', body_returned: 'long',
-    lacing_vals: 'void *', granule_vals: 'void *', lacing_storage: 'long', lacing_fill: 'long', lacing_packet: 'long', lacing_returned: 'long',
-    header: koffi.array('uint8_t', 282), header_fill: 'int', e_o_s: 'int', b_o_s: 'int', serialno: 'long', pageno: 'long', packetno: 'int64_t', granulepos: 'int64_t',
-  });
-  koffi.struct('ogg_packet', { packet: 'const void *', bytes: 'long', b_o_s: 'long', e_o_s: 'long', granulepos: 'int64_t', packetno: 'int64_t' });
-  koffi.struct('ogg_page', { header: 'void *', header_len: 'long', body: 'void *', body_len: 'long' });
+  const StreamState = oggStreamState();
   const streamInit = ogg.func('int ogg_stream_init(ogg_stream_state *os, int serialno)');
   const streamPacketIn = ogg.func('int ogg_stream_packetin(ogg_stream_state *os, const ogg_packet *op)');
   const streamFlush = ogg.func('int ogg_stream_flush(ogg_stream_state *os, _Out_ ogg_page *og)');
@@ -70,6 +86,8 @@ export function openOggOpusCodec(opusLibrary: string = OPUS_LIBRARY, oggLibrary:
     open(settings: CodecSettings): CodecSession {
       const { sampleRate, streaming } = settings;
       const bitrate = Math.round(settings.bitrateKbps * 1000);
+      const complexity = settings.complexity ?? OPUS_COMPLEXITY;
+      if (!Number.isInteger(complexity) || complexity < 0 || complexity > 10) throw new Error(`The Opus complexity ${String(complexity)} is unsupported: choose an integer from 0 to 10.`);
       if (bitrate < MIN_BITRATE || bitrate > MAX_BITRATE) throw new Error(`The bit rate ${String(bitrate)} bps is unsupported for Opus: choose a value between ${String(MIN_BITRATE)} and ${String(MAX_BITRATE)}.`);
       const error = [0];
       const encoder: unknown = encoderCreate(sampleRate, 1, OPUS_APPLICATION_AUDIO, error);
@@ -87,7 +105,7 @@ export function openOggOpusCodec(opusLibrary: string = OPUS_LIBRARY, oggLibrary:
       nativeFinalizer.register(token, release, token);
       const lookahead = [0];
       try {
-        for (const [request, value] of [[OPUS_SET_BITRATE, bitrate], [OPUS_SET_COMPLEXITY, 10], [OPUS_SET_VBR, 1], [OPUS_SET_VBR_CONSTRAINT, 0], [OPUS_SET_PACKET_LOSS_PERC, 0], [OPUS_SET_INBAND_FEC, 0]] as const) {
+        for (const [request, value] of [[OPUS_SET_BITRATE, bitrate], [OPUS_SET_COMPLEXITY, complexity], [OPUS_SET_VBR, 1], [OPUS_SET_VBR_CONSTRAINT, 0], [OPUS_SET_PACKET_LOSS_PERC, 0], [OPUS_SET_INBAND_FEC, 0]] as const) {
           const status = encoderCtl(encoder, request, 'int32_t', value) as number;
           if (status !== 0) throw opusError(`opus_encoder_ctl(${String(request)})`, status);
         }

@@ -63,3 +63,5 @@ export function ffmpegChildren(): { pid: number; state: string }[] {
   }
   return found;
 }
+
+export { OPUS_COMPLEXITY, openOggOpusCodec } from './opus-codec.js';

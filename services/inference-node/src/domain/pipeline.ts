@@ -13,6 +13,7 @@ import {
   contentTypeOf,
   createEncoder,
   type EncoderImplementation,
+  type EncoderOptions,
   createResampler,
   encodeAudio,
   limitPeak,
@@ -102,6 +103,8 @@ export interface PipelineDeps {
   readonly sentencesInFlight?: number;
   /** How mp3, opus, aac and flac are encoded (TTS_AUDIO_ENCODERS). @default the codec libraries in process */
   readonly encoders?: EncoderImplementation;
+  /** libopus complexity of the in-process opus encoder (TTS_OPUS_COMPLEXITY). @default OPUS_COMPLEXITY (5) */
+  readonly opusComplexity?: number;
   /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
   readonly vad?: Pick<SileroVad, 'segments'>;
   /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
@@ -317,7 +320,7 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
       }
     }
     const encodeStart = performance.now();
-    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, deps.encoders === undefined ? {} : { implementation: deps.encoders }));
+    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, encoderChoice(deps)));
     stats.encodeMs = performance.now() - encodeStart;
     recordSynthesis(plan, deps, stats, { streaming: false, outcome: 'ok', errorCode: '', totalMs: performance.now() - started });
     return { audio, stats };
@@ -345,7 +348,7 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
     encodeSpan.end();
     recordSynthesis(plan, deps, stats, err === undefined ? { streaming: true, outcome: 'ok', errorCode: '', totalMs: performance.now() - started } : failureEnd(err, signal, true, started));
   };
-  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }) });
+  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...encoderChoice(deps) });
   let feedError: unknown;
   const feeding = (async () => {
     try {
@@ -382,4 +385,9 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
   }
   end();
   return stats;
+}
+
+/** The encoder settings the node's configuration chose (implementation, opus complexity). */
+function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity'>): Pick<EncoderOptions, 'implementation' | 'opusComplexity'> {
+  return { ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }), ...(deps.opusComplexity === undefined ? {} : { opusComplexity: deps.opusComplexity }) };
 }
