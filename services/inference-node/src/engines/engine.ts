@@ -36,11 +36,21 @@ export interface EngineInput {
   readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
 }
 
+/** A word of the input and where the engine put it in its audio (seconds from the audio's start). */
+export interface WordTiming {
+  /** The input's token as written (e.g. "1999", however many words the engine read it as). */
+  readonly word: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** What an engine returns for one input. */
 export interface EngineOutput {
   readonly audio: PcmAudio;
   /** True when the engine applied `speed` itself; otherwise the node time-stretches. */
   readonly speedApplied: boolean;
+  /** The words' timings from the engine's own segment timings, in order; absent when it has none. */
+  readonly words?: readonly WordTiming[];
 }
 
 /** Speed factors an engine applies natively (without time-stretching). */

@@ -1,9 +1,11 @@
 /**
  * Fault injection and inspection of engines for tests (not part of dist/): a worker that dies with
  * a request in flight, and festival's server processes. It reads the engines' private state; the
- * shipped engines carry no test hooks.
+ * shipped engines carry no test hooks. Also a check of an engine's word timings against its audio.
  */
-import type { SynthesisEngine } from './engine.js';
+import assert from 'node:assert/strict';
+import { rms } from '../audio/dsp.js';
+import type { EngineOutput, SynthesisEngine, WordTiming } from './engine.js';
 import type { FestivalServer } from './festival/server.js';
 import type { EspeakHost } from './espeak/espeak-host.js';
 import type { PoolSlot, SlotPool } from './workers/slot-pool.js';
@@ -44,4 +46,26 @@ export function festivalServers(engine: SynthesisEngine): { pid: number; busy: b
   if (!pool) return [];
   const busy = new Set(pool.busySlots());
   return pool.liveSlots().map((s) => ({ pid: s.pid, busy: busy.has(s) }));
+}
+
+/**
+ * Checks an engine's word timings against its audio: the text's tokens in order (punctuation aside),
+ * each word a non-empty span inside the audio, spans in order without overlap, speech energy inside
+ * each word, near-silence before the first word. Returns the timings.
+ */
+export function assertWordTimings(output: EngineOutput, tokens: readonly string[]): readonly WordTiming[] {
+  const words = output.words;
+  assert.ok(words, 'the engine reports word timings');
+  assert.deepEqual(words.map((w) => w.word.replace(/[^\p{L}\p{N}$']/gu, '')), tokens.map((t) => t.replace(/[^\p{L}\p{N}$']/gu, '')));
+  const { samples, sampleRate } = output.audio;
+  const seconds = samples.length / sampleRate;
+  const energy = (from: number, to: number): number => rms(samples.subarray(Math.floor(from * sampleRate), Math.ceil(to * sampleRate)));
+  let previousEnd = 0;
+  for (const w of words) {
+    assert.ok(w.start >= previousEnd - 1e-6 && w.end > w.start && w.end <= seconds + 0.01, `${w.word}: ${w.start}-${w.end} s in ${seconds} s after ${previousEnd}`);
+    assert.ok(energy(w.start, w.end) > 0.01, `${w.word}: speech between ${w.start} and ${w.end} s`);
+    previousEnd = w.end;
+  }
+  assert.ok(energy(0, words[0]!.start) < energy(words[0]!.start, words[0]!.end) / 3, 'quiet before the first word');
+  return words;
 }

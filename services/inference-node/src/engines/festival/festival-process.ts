@@ -3,6 +3,7 @@
  * `server` transport), and the Scheme both run to synthesize, so both give the same audio.
  */
 import type { PoolSlot } from '../workers/slot-pool.js';
+import type { WordTiming } from '../engine.js';
 
 /** Options of one warm festival process. */
 export interface FestivalProcessOptions {
@@ -22,6 +23,8 @@ export interface FestivalProcessOptions {
 export interface FestivalAudio {
   readonly samples: Float32Array;
   readonly sampleRate: number;
+  /** The words' timings from festival's segments (see wordTimings). */
+  readonly words: readonly WordTiming[];
 }
 
 /** One warm festival process with its voice loaded; synthesizes one text at a time. */
@@ -49,5 +52,31 @@ export function synthDefinition(voice: string): string {
     '      (set! hts_engine_params (append tts_platform_hts_params (list (list "-r" rate))))',
     "      (Parameter.set 'Duration_Stretch (/ 1 rate)))",
     "  (utt.synth (eval (list 'Utterance 'Text text))))",
+    // One line per word: the end of the segment before its first segment, the end of its last
+    // segment (seconds of the wave), its token's id and the token as written (to the line's end).
+    '(define (tts_platform_save_words utt file)',
+    '  (let ((fd (fopen file "w")))',
+    "    (mapcar (lambda (w) (format fd \"%f %f %s %s\\n\" (item.feat w \"R:SylStructure.daughter1.daughter1.R:Segment.p.end\") (item.feat w \"R:SylStructure.daughtern.daughtern.R:Segment.end\") (item.feat w \"R:Token.parent.id\") (item.feat w \"R:Token.parent.name\"))) (utt.relation.items utt 'Word))",
+    '    (fclose fd)))',
   ].join('\n');
+}
+
+/**
+ * The words of tts_platform_save_words's lines, merged per token so a token festival read as
+ * several words ("1999": nineteen ninety nine) is one entry named as written.
+ */
+export function wordTimings(lines: string): WordTiming[] {
+  const words: WordTiming[] = [];
+  let lastToken: string | undefined;
+  for (const line of lines.split('\n')) {
+    const m = /^(\S+) (\S+) (\S+) (.*)$/.exec(line);
+    if (!m) continue;
+    const [start, end, token, word] = [Number(m[1]), Number(m[2]), m[3]!, m[4]!];
+    if (!Number.isFinite(start) || !Number.isFinite(end)) continue;
+    const previous = words[words.length - 1];
+    if (previous !== undefined && token === lastToken) words[words.length - 1] = { word, start: previous.start, end };
+    else words.push({ word, start, end });
+    lastToken = token;
+  }
+  return words;
 }

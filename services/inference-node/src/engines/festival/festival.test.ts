@@ -10,7 +10,7 @@ import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFestivalEngine, type FestivalEngine, type FestivalTransport } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
-import { festivalServers } from '../testing.js';
+import { assertWordTimings, festivalServers } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 /** Harvard sentences (list 1): the texts compared across transports. */
@@ -215,6 +215,15 @@ describe('festival transports: same voice, same words', () => {
 
   after(async () => {
     for (const engine of engines.values()) await engine.close();
+  });
+
+  it("reports each word's timing from festival's segments, as written, the same through both transports", async () => {
+    const text = 'In 1999, Dr. Smith paid $20 for 3 apples.';
+    for (const speed of [1, 1.5]) {
+      const [piped] = await engines.get('pipe')!.synthesize([{ text, voice: 'festival:slt', speed }]);
+      const [served] = await engines.get('server')!.synthesize([{ text, voice: 'festival:slt', speed }]);
+      assert.deepEqual(assertWordTimings(piped!, text.split(' ')), assertWordTimings(served!, text.split(' ')), `${speed}x`);
+    }
   });
 
   it('gives sample-identical audio through the pipe and the former server transport', async () => {

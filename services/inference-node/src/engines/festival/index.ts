@@ -155,8 +155,8 @@ class FestivalEngineImpl implements FestivalEngine {
     if (!pool || !descriptor) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the engine is not loaded.', { retryAfterSec: 5 });
     voiceNameOf(input.voice, this.name, (n) => `festival:${n}` === descriptor.id);
     const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
-    const audio = await pool.run((server) => server.synthesize(input.text, nativeSpeed), { signal: input.signal });
-    return { audio, speedApplied };
+    const { samples, sampleRate, words } = await pool.run((server) => server.synthesize(input.text, nativeSpeed), { signal: input.signal });
+    return { audio: { samples, sampleRate }, speedApplied, words };
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
-import { synthDefinition, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
+import { synthDefinition, wordTimings, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
 import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
 import { parseRiffWave, schemeString } from './protocol.js';
 
@@ -33,7 +33,9 @@ function initScheme(voice: string, nonce: string): string {
     '(define (tts_platform_say id text rate file)',
     '  (unwind-protect',
     '    (begin',
-    "      (utt.save.wave (tts_platform_synth text rate) file 'riff)",
+    '      (set! tts_platform_utt (tts_platform_synth text rate))',
+    "      (utt.save.wave tts_platform_utt file 'riff)",
+    '      (tts_platform_save_words tts_platform_utt (string-append file ".words"))',
     `      (format stderr "tts-platform-${nonce} done %d\\n" id))`,
     `    (format stderr "tts-platform-${nonce} failed %d\\n" id))`,
     '  nil)',
@@ -108,9 +110,10 @@ export class FestivalPipeProcess implements FestivalProcess {
       this.child.stdin?.write(`(tts_platform_say ${id} ${schemeString(text)} ${rate.toFixed(4)} ${schemeString(file)})\n`);
       const outcome = await this.reply(this.started ? this.options.requestTimeoutMs : this.options.startTimeoutMs, 'done', String(id));
       if (outcome !== 'done') throw new TtsError('TTS_ENGINE_FAILED', `festival: the process could not synthesize this text${this.stderrHint()}`);
-      return parseRiffWave(await readFile(file));
+      const [wave, words] = await Promise.all([readFile(file), readFile(`${file}.words`, 'utf8')]);
+      return { ...parseRiffWave(wave), words: wordTimings(words) };
     } finally {
-      await rm(file, { force: true });
+      await Promise.all([rm(file, { force: true }), rm(`${file}.words`, { force: true })]);
     }
   }
 

@@ -18,12 +18,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
 import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
-import { synthDefinition, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
+import { synthDefinition, wordTimings, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
 
 /** A free TCP port on loopback (the OS picks it; festival binds it right after). */
@@ -47,8 +47,10 @@ function initScheme(port: number, password: string, voice: string): string {
     `(set! server_passwd ${schemeString(password)})`,
     `(set! server_access_list '("127.0.0.1" "localhost"))`,
     synthDefinition(voice),
-    '(define (tts_platform_say text rate)',
-    '  (utt.send.wave.client (tts_platform_synth text rate))',
+    '(define (tts_platform_say text rate file)',
+    '  (set! tts_platform_utt (tts_platform_synth text rate))',
+    '  (tts_platform_save_words tts_platform_utt file)',
+    '  (utt.send.wave.client tts_platform_utt)',
     '  nil)',
     '',
   ].join('\n');
@@ -57,6 +59,8 @@ function initScheme(port: number, password: string, voice: string): string {
 /** One warm festival server process with its client connection. */
 export class FestivalServer implements FestivalProcess {
   private readonly decoder = new FestivalDecoder();
+  /** Sequence number of the words file of each synthesis. */
+  private nextWords = 1;
   private readonly replies: FestivalMessage[] = [];
   private waiter: (() => void) | null = null;
   private failure: TtsError | null = null;
@@ -174,11 +178,16 @@ export class FestivalServer implements FestivalProcess {
   /** Synthesizes `text` at `rate` (1 = normal). */
   async synthesize(text: string, rate: number): Promise<FestivalAudio> {
     if (!this.socket || this.failure) throw this.failure ?? new TtsError('TTS_ENGINE_FAILED', 'festival: not connected');
-    this.socket.write(`(tts_platform_say ${schemeString(text)} ${rate.toFixed(4)})\n`);
-    const messages = await this.command(this.options.requestTimeoutMs);
-    const wave = messages.find((m): m is Extract<FestivalMessage, { type: 'WV' }> => m.type === 'WV');
-    if (!wave) throw new TtsError('TTS_ENGINE_FAILED', 'festival: no wave in the reply');
-    return parseRiffWave(wave.data);
+    const wordsFile = join(this.options.workDir, `words-${this.pid}-${this.nextWords++}.txt`);
+    try {
+      this.socket.write(`(tts_platform_say ${schemeString(text)} ${rate.toFixed(4)} ${schemeString(wordsFile)})\n`);
+      const messages = await this.command(this.options.requestTimeoutMs);
+      const wave = messages.find((m): m is Extract<FestivalMessage, { type: 'WV' }> => m.type === 'WV');
+      if (!wave) throw new TtsError('TTS_ENGINE_FAILED', 'festival: no wave in the reply');
+      return { ...parseRiffWave(wave.data), words: wordTimings(await readFile(wordsFile, 'utf8')) };
+    } finally {
+      await rm(wordsFile, { force: true });
+    }
   }
 
   /** Waits for the replies of one expression, up to its OK (or ER). */

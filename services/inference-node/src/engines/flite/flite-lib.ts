@@ -13,6 +13,7 @@ import koffi, { type IKoffiLib } from 'koffi';
 import { dirname, join } from 'node:path';
 import { int16ToFloat } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
+import type { WordTiming } from '../engine.js';
 
 /** Short names of the flite voices this engine knows (library `libflite_cmu_us_<name>.so.1`). */
 export const FLITE_VOICE_NAMES = ['slt', 'rms', 'awb', 'kal16'] as const;
@@ -23,10 +24,11 @@ export type FliteVoiceName = (typeof FLITE_VOICE_NAMES)[number];
 /** The default libflite shared object. */
 export const DEFAULT_FLITE_LIBRARY = 'libflite.so.1';
 
-/** Synthesized audio: float samples and their rate. */
+/** Synthesized audio: float samples and their rate, with the words' timings from flite's segments. */
 export interface FliteAudio {
   readonly samples: Float32Array;
   readonly sampleRate: number;
+  readonly words: readonly WordTiming[];
 }
 
 /** An opened libflite with its voices registered. */
@@ -67,6 +69,37 @@ export function openFlite(library: string = DEFAULT_FLITE_LIBRARY): FliteLibrary
   const uttInit = lib.func('void *utt_init(void *u, void *voice)');
   const uttSynth = lib.func('void *utt_synth(void *u)');
   const uttWave = lib.func('void *utt_wave(void *u)');
+  const uttRelation = lib.func('void *utt_relation(void *u, const char *name)');
+  const relationHead = lib.func('void *relation_head(void *r)');
+  const itemNext = lib.func('void *item_next(void *i)');
+  const ffeatureFloat = lib.func('float ffeature_float(void *item, const char *featpath)');
+  const ffeatureString = lib.func('const char *ffeature_string(void *item, const char *featpath)');
+  const pathToItem = lib.func('void *path_to_item(void *item, const char *featpath)');
+
+  /**
+   * The words of a synthesized utterance: flite's Word relation in order, each from the end of the
+   * segment before its first segment to the end of its last one (segment ends are in seconds of the
+   * wave, speed included), merged per token of the text so a number read as several words is one
+   * entry named as written.
+   */
+  const wordTimings = (utt: unknown): WordTiming[] => {
+    const words: WordTiming[] = [];
+    const relation: unknown = uttRelation(utt, 'Word');
+    let lastToken: bigint | undefined;
+    for (let item: unknown = relation === null ? null : relationHead(relation); item !== null; item = itemNext(item)) {
+      const start = ffeatureFloat(item, 'R:SylStructure.daughter1.daughter1.R:Segment.p.end') as number;
+      const end = ffeatureFloat(item, 'R:SylStructure.daughtern.daughtern.R:Segment.end') as number;
+      const token = String(ffeatureString(item, 'R:Token.parent.name'));
+      // Words read from one token share its item.
+      const tokenItem: unknown = pathToItem(item, 'R:Token.parent');
+      const tokenAddress = tokenItem === null ? undefined : koffi.address(tokenItem);
+      const previous = words[words.length - 1];
+      if (previous !== undefined && tokenAddress !== undefined && tokenAddress === lastToken) words[words.length - 1] = { word: token, start: previous.start, end };
+      else words.push({ word: token, start, end });
+      lastToken = tokenAddress;
+    }
+    return words;
+  };
 
   fliteInit();
   const voices = new Map<FliteVoiceName, unknown>();
@@ -103,7 +136,7 @@ export function openFlite(library: string = DEFAULT_FLITE_LIBRARY): FliteLibrary
         const wave = koffi.decode(wavePtr, Wave) as { sample_rate: number; num_samples: number; num_channels: number; samples: unknown };
         if (wave.num_channels !== 1) throw new TtsError('TTS_ENGINE_FAILED', `flite: unexpected channel count ${wave.num_channels}`);
         const pcm = wave.num_samples > 0 ? (koffi.decode(wave.samples, 'int16_t', wave.num_samples) as Int16Array) : new Int16Array(0);
-        return { samples: int16ToFloat(pcm), sampleRate: wave.sample_rate };
+        return { samples: int16ToFloat(pcm), sampleRate: wave.sample_rate, words: wordTimings(utt) };
       } finally {
         deleteUtterance(utt);
       }

@@ -1,5 +1,6 @@
 /** Worker-thread entry of the flite engine: synthesizes one sentence per request with libflite. */
 import { serveWorker } from '../workers/worker-runtime.js';
+import type { WordTiming } from '../engine.js';
 import { openFlite, type FliteVoiceName } from './flite-lib.js';
 
 /** A flite synthesis request. */
@@ -13,6 +14,7 @@ export interface FliteRequest {
 export interface FliteResult {
   readonly samples: Float32Array;
   readonly sampleRate: number;
+  readonly words: readonly WordTiming[];
 }
 
 /** Data the engine hands to each worker. */

@@ -5,7 +5,7 @@ import { durationSec, type PcmAudio } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFliteEngine, fliteDirectSynthesize, type FliteEngine } from './index.js';
-import { crashWorkerInFlight, workerPoolOf } from '../testing.js';
+import { assertWordTimings, crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 const PARAGRAPH =
@@ -90,6 +90,17 @@ describe('flite engine', () => {
     assert.equal(fast.speedApplied, true);
     const ratio = durationSec(fast.audio) / durationSec(normal);
     assert.ok(ratio > 0.35 && ratio < 0.7, `ratio ${ratio}`);
+  });
+
+  it("reports each word's timing from flite's segments, as written, and the timings follow the speed", async () => {
+    const text = 'In 1999, Dr. Smith paid $20 for 3 apples.';
+    const [normal] = await engine.synthesize([{ text, voice: 'flite:slt', speed: 1 }]);
+    const words = assertWordTimings(normal!, text.split(' '));
+    const [fast] = await engine.synthesize([{ text, voice: 'flite:slt', speed: 2 }]);
+    const fastWords = assertWordTimings(fast!, text.split(' '));
+    const ratio = fastWords[fastWords.length - 1]!.end / words[words.length - 1]!.end;
+    const audioRatio = durationSec(fast!.audio) / durationSec(normal!.audio);
+    assert.ok(Math.abs(ratio - audioRatio) < 0.05, `words ${ratio} vs audio ${audioRatio}`);
   });
 
   it('leaves speeds outside its native range to the node', async () => {

@@ -81,7 +81,7 @@ class FliteEngineImpl implements FliteEngine {
     const voiceName = voiceNameOf(input.voice, this.name, (n) => isFliteVoiceName(n) && this.loaded.includes(n)) as FliteVoiceName;
     const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
     const result = await pool.run({ text: input.text, voice: voiceName, durationStretch: 1 / nativeSpeed }, { signal: input.signal });
-    return { audio: { samples: result.samples, sampleRate: result.sampleRate }, speedApplied };
+    return { audio: { samples: result.samples, sampleRate: result.sampleRate }, speedApplied, words: result.words };
   }
 
   async close(): Promise<void> {
