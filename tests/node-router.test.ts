@@ -105,7 +105,7 @@ describe('NodeRouter (lookaside routing)', () => {
     assert.ok((counts.get(a.nodeId) ?? 0) >= 10 && (counts.get(b.nodeId) ?? 0) >= 10, JSON.stringify([...counts]));
   });
 
-  test('routed work is kept across refreshes of the same report and reset by a newer report', async () => {
+  test('routed work is kept across refreshes of the same report and reset by a report written well after it', async () => {
     const r = router({ refreshMs: 60_000 });
     const reportOfA = async (): Promise<number> => (await r.listNodes(Number.POSITIVE_INFINITY)).find((n) => n.status?.nodeId === a.nodeId)!.lastHeartbeatUnixMs;
     const chargeA = async (): Promise<number> => {
@@ -120,8 +120,10 @@ describe('NodeRouter (lookaside routing)', () => {
     for (let attempt = 0; attempt < 20 && !(kept && reset); attempt++) {
       const before = await reportOfA();
       const estimateBefore = (await r.pick(FLITE, [b.nodeId])).estimatedStartSeconds;
-      // A newer report arrives every 200 ms: refresh at once to see the same one, or after 300 ms to see a newer one.
-      if (kept) await new Promise((resolve) => setTimeout(resolve, 300));
+      // A newer report arrives every 200 ms: refresh at once to see the same one, or after 800 ms
+      // to see one written after the work routed in the 500 ms before it (which it may not count
+      // yet, so the router carries it over) has gone by.
+      if (kept) await new Promise((resolve) => setTimeout(resolve, 800));
       await freshFetch(r);
       const now = (await r.pick(FLITE, [b.nodeId])).estimatedStartSeconds;
       if ((await reportOfA()) === before) {

@@ -4,7 +4,7 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
+import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
@@ -28,6 +28,14 @@ export interface FacadeConfig {
   readonly internalToken: string | undefined;
   /** Deadline of one synchronous synthesis, ms. @default 120000 (TTS_REQUEST_TIMEOUT_MS) */
   readonly requestTimeoutMs: number;
+  /**
+   * Admission of synchronous syntheses: a request whose estimated queue wait plus synthesis exceeds
+   * this share of TTS_REQUEST_TIMEOUT_MS is refused at once with 503 TTS_OVERLOADED and Retry-After.
+   * @default true (TTS_ADMISSION)
+   */
+  readonly admission: boolean;
+  /** The share of the deadline admission lets the estimate fill (0.1 to 1). @default 0.8 (TTS_ADMISSION_BUDGET_SHARE) */
+  readonly admissionBudgetShare: number;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
   readonly maxBodyBytes: number;
   /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
@@ -139,6 +147,8 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     schedulerAddress: envString(env, 'SCHEDULER_ADDRESS', '127.0.0.1:50051'),
     internalToken: envOptional(env, 'TTS_INTERNAL_TOKEN'),
     requestTimeoutMs: envInt(env, 'TTS_REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
+    admission: envBool(env, 'TTS_ADMISSION', true),
+    admissionBudgetShare: envNumber(env, 'TTS_ADMISSION_BUDGET_SHARE', 0.8, { min: 0.1, max: 1 }),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),

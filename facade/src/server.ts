@@ -70,7 +70,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
   const deps: FacadeDeps = {
     config,
-    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries }),
+    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined }),
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),

@@ -11,7 +11,7 @@ import { openDatabase } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { openKv } from '@tts/common/kv';
 import { setLogSink, closeAllClients } from '@tts/common';
-import { start as startScheduler, type RunningScheduler } from '@tts/scheduler';
+import { start as startScheduler, type RunningScheduler, type SchedulerStartOptions } from '@tts/scheduler';
 import { start as startNode, type NodeStartOptions, type RunningNode } from '@tts/inference-node';
 import { start as startFacade, type FacadeStartOptions, type RunningFacade } from '@tts/facade';
 
@@ -44,6 +44,8 @@ export interface TestPlatformOptions {
   readonly nodes?: number;
   readonly node?: NodeStartOptions;
   readonly facade?: FacadeStartOptions;
+  /** Settings of the scheduler beside the harness's own (e.g. `jobMaxQueueWaitSec`). */
+  readonly scheduler?: Partial<Omit<SchedulerStartOptions, 'database' | 'kv' | 'dataDir'>>;
 }
 
 /** Waits until `check` is true (polling), or throws after `timeoutMs`. */
@@ -65,6 +67,7 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
   const scheduler = await startScheduler({
     host: '127.0.0.1', port: 0, heartbeatMs: 200, nodeTimeoutMs: 1500, staticNodes: [],
     database: jobStorage.database, kv: jobStorage.kv, dataDir,
+    ...options.scheduler,
   });
   const nodes: RunningNode[] = [];
   const addNode = async (extra: NodeStartOptions = {}): Promise<RunningNode> => {

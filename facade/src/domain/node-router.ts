@@ -5,9 +5,11 @@
  * No request waits for the scheduler once the first view has arrived.
  *
  * Each node's entry counts the work this facade routed to it since the node's last status report
- * (`routedSinceReport`); the count survives refreshes while the report is the same one and restarts
- * at 0 when the scheduler holds a newer report (a later `lastHeartbeatUnixMs`), which includes that
- * work in the node's queued work. Other facade replicas' work shows up at the next report.
+ * (`routedSinceReport`); the count survives refreshes while the report is the same one and, when
+ * the scheduler holds a newer report (a later `lastHeartbeatUnixMs`), which includes that work in
+ * the node's queued work, restarts from the work routed in the last IN_TRANSIT_MS before that
+ * report: requests the node may not have counted yet when it wrote it. Other facade replicas' work
+ * shows up at the next report.
  */
 import { AsyncResource } from 'node:async_hooks';
 import type { NodeView } from '@tts/proto/scheduler';
@@ -47,7 +49,7 @@ export interface NodeRouterOptions {
 }
 
 /** What routing needs of a synchronous request. */
-export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters'>;
+export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters' | 'budgetSeconds'>;
 
 /** The node chosen for a request. */
 export interface RoutedNode {
@@ -56,6 +58,8 @@ export interface RoutedNode {
   readonly address: string;
   /** Estimated seconds of work queued ahead of the request on that node. */
   readonly estimatedStartSeconds: number;
+  /** Estimated compute seconds of the request itself on that node. */
+  readonly estimatedCostSeconds: number;
 }
 
 /** Counters and age of the routing view. */
@@ -74,12 +78,21 @@ export interface NodeRouterStats {
   readonly refreshing: boolean;
 }
 
+/**
+ * How long before a node's report work routed to it may still be missing from the report (on its
+ * way, or not yet counted by a busy node). Counting such work twice overestimates the wait by a
+ * moment; missing it lets a burst through admission.
+ */
+const IN_TRANSIT_MS = 500;
+
 /** One node of the routing view. */
 interface RouterEntry extends RoutableNode {
   readonly status: NodeStatusReport;
   /** Scheduler time of the node's report; a newer one resets routedSinceReport. */
   readonly reportedAtMs: number;
   routedSinceReport: number;
+  /** Work this facade routed to the node in the last IN_TRANSIT_MS (wall time, estimated seconds). */
+  readonly recent: { readonly atMs: number; readonly seconds: number }[];
 }
 
 /** A fetched view: the scheduler's answer and the routing entries built from it. */
@@ -128,18 +141,28 @@ export class NodeRouter {
   /**
    * Chooses the node for a request, skipping `exclude` (nodes it already failed on). Answers from
    * the cached view; only the very first call (no view yet) waits for ListNodes. Throws the
-   * routing errors of routeOrError, and TTS_NO_NODE_AVAILABLE when there is no view at all.
+   * routing errors of routeOrError (TTS_OVERLOADED when the request has a budget that no node's
+   * estimated wait plus its cost fits), and TTS_NO_NODE_AVAILABLE when there is no view at all.
    */
   async pick(req: RoutedRequest, exclude: readonly string[] = []): Promise<RoutedNode> {
     this.start();
     const view = this.view ?? (await this.firstView());
-    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude };
+    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude, budgetSeconds: req.budgetSeconds };
     const trusted = this.suspects.size === 0 ? view.ready : view.ready.filter((e) => this.suspects.get(e.status.nodeId) !== e.reportedAtMs);
     // With every candidate suspect, trying one beats refusing the request.
     const decision = trusted.length > 0 && candidates(trusted, route).length > 0
       ? routeOrError(view.all, trusted, this.policy, route)
       : routeOrError(view.all, view.ready, this.policy, route);
-    return { nodeId: decision.entry.status.nodeId, address: decision.entry.status.address, estimatedStartSeconds: decision.startSeconds };
+    const now = Date.now();
+    const recent = decision.entry.recent;
+    while (recent.length > 0 && recent[0]!.atMs < now - IN_TRANSIT_MS) recent.shift();
+    recent.push({ atMs: now, seconds: decision.costSeconds });
+    return {
+      nodeId: decision.entry.status.nodeId,
+      address: decision.entry.status.address,
+      estimatedStartSeconds: decision.startSeconds,
+      estimatedCostSeconds: decision.costSeconds,
+    };
   }
 
   /**
@@ -309,10 +332,13 @@ export class NodeRouter {
     for (const n of nodes) {
       if (!n.status) continue;
       const before = previous.get(n.status.nodeId);
+      const sameReport = before !== undefined && before.reportedAtMs === n.lastHeartbeatUnixMs;
+      const recent = (before?.recent ?? []).filter((r) => r.atMs >= n.lastHeartbeatUnixMs - IN_TRANSIT_MS);
       const entry: RouterEntry = {
         status: n.status,
         reportedAtMs: n.lastHeartbeatUnixMs,
-        routedSinceReport: before && before.reportedAtMs === n.lastHeartbeatUnixMs ? before.routedSinceReport : 0,
+        routedSinceReport: sameReport ? before.routedSinceReport : recent.reduce((sum, r) => sum + r.seconds, 0),
+        recent,
       };
       all.push(entry);
       if (n.healthy && n.status.state === NodeState.NODE_STATE_READY) {

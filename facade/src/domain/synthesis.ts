@@ -4,6 +4,11 @@
  * Synthesizer over gRPC. A retryable failure before any audio reached the client is retried once on
  * another node, and asks the router to refresh its view. Field paths in node errors are translated
  * to the caller's body field names.
+ *
+ * Admission: a request is refused at once (TTS_OVERLOADED, 503 with Retry-After) when no node's
+ * estimated queue wait plus the request's own estimated synthesis fits its budget, a share of its
+ * deadline; so under overload the requests that can finish are served rather than every request
+ * timing out.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
@@ -37,6 +42,11 @@ export interface SynthesisGatewayOptions {
   readonly timeoutMs: number;
   /** Extra attempts on another node after a retryable failure. */
   readonly retries: number;
+  /**
+   * Share of `timeoutMs` a request's estimated wait plus synthesis may fill before it is refused
+   * with TTS_OVERLOADED; undefined = no admission (every request is tried until its deadline).
+   */
+  readonly admissionShare?: number | undefined;
 }
 
 /** Routes synthesis requests to inference nodes. */
@@ -98,10 +108,18 @@ export class SynthesisGateway {
   private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: RoutedNode) => Promise<T>): Promise<T> {
     const exclude: string[] = [];
     let lastError: TtsError | undefined;
+    const { admissionShare, timeoutMs } = this.options;
+    const budgetEndMs = admissionShare === undefined ? undefined : performance.now() + admissionShare * timeoutMs;
     for (let i = 0; ; i++) {
       let node: RoutedNode;
       try {
-        node = await this.options.router.pick({ voice: req.speech?.voice ?? '', engine: req.speech?.engine ?? '', characters: req.speech?.text.length ?? 0 }, exclude);
+        node = await this.options.router.pick({
+          voice: req.speech?.voice ?? '',
+          engine: req.speech?.engine ?? '',
+          characters: req.speech?.text.length ?? 0,
+          // A retry has what is left of the budget.
+          budgetSeconds: budgetEndMs === undefined ? undefined : Math.max(0, budgetEndMs - performance.now()) / 1000,
+        }, exclude);
       } catch (err) {
         // No other node to retry on: the client is better served by the original failure.
         throw lastError ?? translate(fromServiceError(err), fields);

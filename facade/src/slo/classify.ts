@@ -6,7 +6,7 @@
 import { ERROR_CATALOGUE, isErrorCode } from '@tts/common';
 
 /** Codes of overload: errors whatever their status (429 or 503). */
-export const OVERLOAD_CODES: ReadonlySet<string> = new Set(['TTS_NODE_OVERLOADED', 'TTS_NO_NODE_AVAILABLE']);
+export const OVERLOAD_CODES: ReadonlySet<string> = new Set(['TTS_OVERLOADED', 'TTS_NODE_OVERLOADED', 'TTS_NO_NODE_AVAILABLE']);
 
 /** Status recorded for a request whose client went away before the answer ended. */
 export const CLIENT_CLOSED_STATUS = 499;

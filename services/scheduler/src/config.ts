@@ -68,6 +68,12 @@ export interface SchedulerConfig {
   readonly jobTimeoutMs: number;
   /** Longest job text. @default 20000 (SCHEDULER_JOB_MAX_CHARS) — the whole file returns in one gRPC message (64 MiB). */
   readonly jobMaxChars: number;
+  /**
+   * Bound of the job queue: a job that cannot start at once is refused (503 TTS_OVERLOADED with
+   * Retry-After) while the estimated time to drain the queue ahead of it exceeds this many seconds;
+   * 0 = no bound. @default 3600 (SCHEDULER_JOB_MAX_QUEUE_WAIT_SEC)
+   */
+  readonly jobMaxQueueWaitSec: number;
   /** How often the dispatcher looks for work queued by other schedulers, ms. @default 250 (SCHEDULER_QUEUE_POLL_MS) */
   readonly queuePollMs: number;
   /** Idle time after which a queue entry held by a silent scheduler is taken over, ms. @default 30000 (SCHEDULER_QUEUE_LEASE_MS) */
@@ -136,6 +142,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
     jobMaxAttempts: envInt(env, 'SCHEDULER_JOB_MAX_ATTEMPTS', 3, { min: 1, max: 20 }),
     jobTimeoutMs: envInt(env, 'SCHEDULER_JOB_TIMEOUT_MS', 600_000, { min: 1000, max: 86_400_000 }),
     jobMaxChars: envInt(env, 'SCHEDULER_JOB_MAX_CHARS', 20_000, { min: 1, max: 200_000 }),
+    jobMaxQueueWaitSec: envInt(env, 'SCHEDULER_JOB_MAX_QUEUE_WAIT_SEC', 3600, { min: 0, max: 30 * 86_400 }),
     queuePollMs: envInt(env, 'SCHEDULER_QUEUE_POLL_MS', 250, { min: 10, max: 60_000 }),
     queueLeaseMs: envInt(env, 'SCHEDULER_QUEUE_LEASE_MS', 30_000, { min: 500, max: 3_600_000 }),
     internalToken: envOptional(env, 'TTS_INTERNAL_TOKEN'),

@@ -20,6 +20,7 @@ export function messageFor(err: unknown): string {
       return 'The clip is too large. Send a shorter or compressed one.';
     case 'CONSENT_REQUIRED':
       return 'Cloning a voice needs your confirmation that you have the speaker\'s consent.';
+    case 'TTS_OVERLOADED':
     case 'TTS_NODE_OVERLOADED':
     case 'TTS_NO_NODE_AVAILABLE':
     case 'SERVICE_SHUTTING_DOWN':

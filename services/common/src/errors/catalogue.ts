@@ -65,6 +65,10 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The inference node queue is full.',
     hint: 'Retry after the Retry-After delay, or use the asynchronous job API.', openaiType: 'server_error', retryable: true,
   },
+  TTS_OVERLOADED: {
+    http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The platform cannot finish the request within its deadline now: the estimated queue wait plus its synthesis exceeds it.',
+    hint: 'Retry after the Retry-After delay (the estimate of when it would fit), send shorter text, or use the asynchronous job API.', openaiType: 'server_error', retryable: true,
+  },
   TTS_DEADLINE_EXCEEDED: {
     http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'Synthesis did not finish within the deadline.',
     hint: 'Send shorter text or use the asynchronous job API.', openaiType: 'server_error', retryable: true,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TtsError } from '../errors/tts-error.js';
 import { nodeStatusFixture, type NodeStatusFixture } from './testing.js';
-import { candidates, createRoutingPolicy, requiredEngine, routeOrError, type RoutableNode, type RouteRequest } from './index.js';
+import { candidates, createRoutingPolicy, estimateOn, requiredEngine, routeOrError, type RoutableNode, type RouteRequest } from './index.js';
 
 function node(nodeId: string, o: NodeStatusFixture = {}): RoutableNode {
   return { status: nodeStatusFixture(nodeId, o), routedSinceReport: 0 };
@@ -98,5 +98,37 @@ describe('routeOrError', () => {
     rejects(() => routeOrError([flite, espeak], [flite], policy, req({ voice: 'espeak:en' })), 'TTS_ENGINE_UNAVAILABLE', (e) => assert.equal(e.retryAfterSec, 5));
     rejects(() => routeOrError([flite], [], policy, req()), 'TTS_NO_NODE_AVAILABLE', (e) => assert.equal(e.retryAfterSec, 2));
     rejects(() => routeOrError([flite], [flite], policy, req({ voice: '', excludeNodeIds: ['flite-node'] })), 'TTS_NO_NODE_AVAILABLE');
+  });
+
+  it('admission: refuses with TTS_OVERLOADED when no node fits the budget, with Retry-After by the overrun, and charges no node', () => {
+    // 4 s of queued work on 2 slots: 2 s ahead; 1000 characters at 1 ms: 1 s.
+    const busy = node('busy', { queued: 4, capacity: 2 });
+    rejects(() => routeOrError([busy], [busy], policy, req({ characters: 1000, budgetSeconds: 2.5 })), 'TTS_OVERLOADED', (e) => assert.equal(e.retryAfterSec, 1));
+    rejects(() => routeOrError([busy], [busy], policy, req({ characters: 1000, budgetSeconds: 1.5 })), 'TTS_OVERLOADED', (e) => assert.equal(e.retryAfterSec, 2));
+    assert.equal(busy.routedSinceReport, 0);
+    assert.equal(routeOrError([busy], [busy], policy, req({ characters: 1000, budgetSeconds: 3 })).entry, busy);
+  });
+
+  it('admission: takes the node where the request finishes first when the policy\'s pick does not fit', () => {
+    const rr = createRoutingPolicy('round-robin');
+    const busy = node('a-busy', { queued: 10 });
+    const idle = node('b-idle');
+    assert.equal(id(routeOrError([busy, idle], [busy, idle], rr, req({ budgetSeconds: 1 })).entry), 'b-idle');
+  });
+
+  it('admission: a request whose own cost exceeds the budget is not refused for the queue', () => {
+    const busy = node('busy', { queued: 10 });
+    assert.equal(id(routeOrError([busy], [busy], policy, req({ characters: 5000, budgetSeconds: 2 })).entry), 'busy');
+  });
+
+  it('estimates from the engine\'s own slots, queued work and speed when the node reports them', () => {
+    // The node: 3 slots and 3 s of work in all; flite alone: 1 slot holding all of it, 2 ms per character.
+    const n = node('n', { queued: 3, capacity: 3, engineLoad: { capacity: 1, queuedWorkSeconds: 3, secondsPerChar: 0.002 } });
+    // A request naming no engine: the node's figures.
+    const all = estimateOn(n, req({ voice: 'alloy', characters: 100 }));
+    assert.ok(Math.abs(all.startSeconds - 1) < 1e-9 && Math.abs(all.costSeconds - 0.1) < 1e-9, JSON.stringify([all.startSeconds, all.costSeconds]));
+    const d = routeOrError([n], [n], createRoutingPolicy('least-loaded-all'), req({ characters: 100 }));
+    assert.ok(Math.abs(d.startSeconds - 3) < 1e-9, String(d.startSeconds));
+    assert.ok(Math.abs(d.costSeconds - 0.2) < 1e-9, String(d.costSeconds));
   });
 });

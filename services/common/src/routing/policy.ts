@@ -5,7 +5,9 @@
  * least-loaded: estimated finish time = (node's queued work + work routed since its last report)
  *   / its parallel capacity + this request's cost (characters x the node's measured seconds per
  *   character); the better of two random candidates (power of two choices), among nodes that
- *   already have the voice loaded when any do.
+ *   already have the voice loaded when any do. Where the node reports the load of the engine the
+ *   request needs (its slots, queued work and seconds per character), the estimate uses the
+ *   engine's figures rather than the whole node's: a node's engines do not share their slots.
  * least-loaded-all: the same estimate, minimised over all candidates.
  * round-robin: in turn, for comparison.
  */
@@ -29,6 +31,12 @@ export interface RouteRequest {
   readonly engine: string;
   readonly characters: number;
   readonly excludeNodeIds: readonly string[];
+  /**
+   * Seconds the request may take from now (admission): a node where its estimated start plus its
+   * own cost exceeds them is not chosen, and routeOrError refuses the request with TTS_OVERLOADED
+   * when no candidate fits. Undefined = no admission check.
+   */
+  readonly budgetSeconds?: number | undefined;
 }
 
 /** The chosen node and the estimate that chose it. */
@@ -55,13 +63,46 @@ export function candidates<N extends RoutableNode>(ready: readonly N[], req: Rou
   );
 }
 
-/** Estimated compute seconds of `characters` on the node, at its measured speed. */
-export function costSeconds(node: RoutableNode, characters: number): number {
-  return characters * node.status.secondsPerChar;
+/** The load figures of `engine` on the node when it reports them (its slots), else undefined. */
+function engineLoad(node: RoutableNode, engine: string): { capacity: number; queuedWorkSeconds: number; secondsPerChar: number } | undefined {
+  if (engine === '') return undefined;
+  const info = node.status.engines.find((x) => x.name === engine);
+  return info !== undefined && info.capacity > 0 && info.secondsPerChar > 0 ? info : undefined;
 }
 
-function startSeconds(e: RoutableNode): number {
-  return (e.status.queuedWorkSeconds + e.routedSinceReport) / Math.max(1, e.status.capacity);
+/**
+ * Estimated compute seconds of `characters` on the node, at its measured speed: the speed of
+ * `engine` when the node reports it, else the node's average.
+ */
+export function costSeconds(node: RoutableNode, characters: number, engine = ''): number {
+  return characters * (engineLoad(node, engine)?.secondsPerChar ?? node.status.secondsPerChar);
+}
+
+/**
+ * Estimated seconds before a request for `engine` starts on the node: the work queued ahead of it
+ * (the engine's when the node reports it, else the node's, plus what was routed there since the
+ * report) spread over the slots that run it.
+ */
+export function startSeconds(node: RoutableNode, engine = ''): number {
+  const load = engineLoad(node, engine);
+  return load
+    ? (load.queuedWorkSeconds + node.routedSinceReport) / load.capacity
+    : (node.status.queuedWorkSeconds + node.routedSinceReport) / Math.max(1, node.status.capacity);
+}
+
+/** The estimate of `req` on one node. */
+export function estimateOn<N extends RoutableNode>(entry: N, req: RouteRequest): RouteDecision<N> {
+  const engine = requiredEngine(req);
+  return { entry, startSeconds: startSeconds(entry, engine), costSeconds: costSeconds(entry, req.characters, engine) };
+}
+
+/**
+ * Whether the estimate fits the request's budget. A request whose own cost alone exceeds the budget
+ * is not refused for it (no queue makes it fit; the node may still finish it, rendering sentences
+ * in parallel): admission refuses only the requests the queue ahead of them would make late.
+ */
+export function fitsBudget(d: RouteDecision, budgetSeconds: number | undefined): boolean {
+  return budgetSeconds === undefined || d.costSeconds >= budgetSeconds || d.startSeconds + d.costSeconds <= budgetSeconds;
 }
 
 /** A stateful routing policy. */
@@ -77,8 +118,7 @@ export function createRoutingPolicy(name: RoutingPolicyName, random: () => numbe
       choose<N extends RoutableNode>(nodes: readonly N[], req: RouteRequest): RouteDecision<N> | undefined {
         if (nodes.length === 0) return undefined;
         const sorted = [...nodes].sort((a, b) => a.status.nodeId.localeCompare(b.status.nodeId));
-        const entry = sorted[next++ % sorted.length]!;
-        return { entry, startSeconds: startSeconds(entry), costSeconds: costSeconds(entry, req.characters) };
+        return estimateOn(sorted[next++ % sorted.length]!, req);
       },
     };
   }
@@ -96,9 +136,8 @@ export function createRoutingPolicy(name: RoutingPolicyName, random: () => numbe
       }
       let best: RouteDecision<N> | undefined;
       for (const entry of picks) {
-        const s = startSeconds(entry);
-        const c = costSeconds(entry, req.characters);
-        if (!best || s + c < best.startSeconds + best.costSeconds) best = { entry, startSeconds: s, costSeconds: c };
+        const d = estimateOn(entry, req);
+        if (!best || d.startSeconds + d.costSeconds < best.startSeconds + best.costSeconds) best = d;
       }
       return best;
     },

@@ -3,7 +3,7 @@
  * scheduler routes (PickNode) or the facade does (lookaside routing).
  */
 import { TtsError } from '../errors/tts-error.js';
-import { candidates, requiredEngine, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
+import { candidates, estimateOn, fitsBudget, requiredEngine, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
 
 /**
  * Chooses a node for `req` among `ready` with `policy` and charges the request's estimated cost
@@ -12,6 +12,11 @@ import { candidates, requiredEngine, type RoutableNode, type RouteDecision, type
  * Throws TTS_ENGINE_NOT_FOUND / TTS_VOICE_NOT_FOUND when no node of `all` (healthy or not) has
  * ever offered the engine the request needs, TTS_ENGINE_UNAVAILABLE when ready nodes exist but
  * none can serve it, and TTS_NO_NODE_AVAILABLE when no node is ready.
+ *
+ * Admission: with `req.budgetSeconds`, a policy's choice that does not fit the budget (fitsBudget)
+ * gives way to the candidate with the earliest estimated finish; when that one does not fit either,
+ * throws TTS_OVERLOADED, its Retry-After the seconds by which the estimate overruns the budget
+ * (the time the queue ahead needs to drain that much), and charges no node.
  */
 export function routeOrError<N extends RoutableNode>(all: readonly N[], ready: readonly N[], policy: RoutingPolicy, req: RouteRequest): RouteDecision<N> {
   const engine = requiredEngine(req);
@@ -21,12 +26,35 @@ export function routeOrError<N extends RoutableNode>(all: readonly N[], ready: r
       ? new TtsError('TTS_ENGINE_NOT_FOUND', `Engine "${req.engine}" does not exist.`, { loc: ['engine'] })
       : new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${req.voice}" does not exist.`, { loc: ['voice'] });
   }
-  const decision = policy.choose(candidates(ready, req), req);
+  const able = candidates(ready, req);
+  let decision = policy.choose(able, req);
   if (!decision) {
     throw ready.length > 0 && engine !== ''
       ? new TtsError('TTS_ENGINE_UNAVAILABLE', `No ready node has engine "${engine}" loaded.`, { retryAfterSec: 5 })
       : new TtsError('TTS_NO_NODE_AVAILABLE', 'No inference node is ready.', { retryAfterSec: 2 });
   }
+  if (!fitsBudget(decision, req.budgetSeconds)) {
+    decision = earliestFinish(able, req);
+    if (!fitsBudget(decision, req.budgetSeconds)) throw overloaded(decision, req.budgetSeconds ?? 0);
+  }
   decision.entry.routedSinceReport += decision.costSeconds;
   return decision;
+}
+
+/** The candidate (at least one) where the request would finish first. */
+function earliestFinish<N extends RoutableNode>(able: readonly N[], req: RouteRequest): RouteDecision<N> {
+  let best: RouteDecision<N> | undefined;
+  for (const entry of able) {
+    const d = estimateOn(entry, req);
+    if (!best || d.startSeconds + d.costSeconds < best.startSeconds + best.costSeconds) best = d;
+  }
+  return best!;
+}
+
+/** The refusal of a request the queue would make miss its budget. */
+function overloaded(d: RouteDecision, budgetSeconds: number): TtsError {
+  const finish = d.startSeconds + d.costSeconds;
+  return new TtsError('TTS_OVERLOADED', `Estimated wait ${d.startSeconds.toFixed(1)} s plus synthesis ${d.costSeconds.toFixed(1)} s exceeds the request's ${budgetSeconds.toFixed(1)} s.`, {
+    retryAfterSec: Math.max(1, Math.ceil(finish - budgetSeconds)),
+  });
 }

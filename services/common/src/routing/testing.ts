@@ -9,6 +9,8 @@ export interface NodeStatusFixture {
   readonly engines?: readonly string[];
   readonly voices?: readonly string[];
   readonly engineReady?: boolean;
+  /** Per-engine load figures (slots, queued work, seconds per character); none = the engines report none (0). */
+  readonly engineLoad?: { readonly capacity: number; readonly queuedWorkSeconds: number; readonly secondsPerChar: number };
 }
 
 /** A READY node's report: engines (default flite) with one voice "<engine>:v" each. */
@@ -23,7 +25,7 @@ export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): No
     realTimeFactor: 0.1,
     secondsPerChar: o.secondsPerChar ?? 0.001,
     loadedVoices: [...(o.voices ?? engines.map((e) => `${e}:v`))],
-    engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [] })),
+    engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [], capacity: o.engineLoad?.capacity ?? 0, queuedWorkSeconds: o.engineLoad?.queuedWorkSeconds ?? 0, secondsPerChar: o.engineLoad?.secondsPerChar ?? 0 })),
     capacity: o.capacity ?? 1,
     queuedWorkSeconds: o.queued ?? 0,
     version: 'test',

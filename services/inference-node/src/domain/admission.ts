@@ -16,19 +16,6 @@ interface Waiter {
   readonly onAbort: () => void;
 }
 
-/** FIFO semaphore for one engine. */
-class Slots {
-  active = 0;
-  readonly waiters: Waiter[] = [];
-  constructor(readonly capacity: number) {}
-}
-
-/** Options of Admission. */
-export interface AdmissionOptions {
-  /** Most requests allowed to wait for a slot, all engines together. @default 256 */
-  readonly maxQueue: number;
-}
-
 /** Exponential moving average with a fixed weight for the newest sample. */
 class Ema {
   value: number;
@@ -38,6 +25,22 @@ class Ema {
   add(sample: number): void {
     if (Number.isFinite(sample)) this.value = this.alpha * sample + (1 - this.alpha) * this.value;
   }
+}
+
+/** FIFO semaphore and load figures of one engine. */
+class Slots {
+  active = 0;
+  readonly waiters: Waiter[] = [];
+  /** Characters accepted for this engine and not yet synthesized. */
+  pendingChars = 0;
+  readonly secPerChar = new Ema(0.001);
+  constructor(readonly capacity: number) {}
+}
+
+/** Options of Admission. */
+export interface AdmissionOptions {
+  /** Most requests allowed to wait for a slot, all engines together. @default 256 */
+  readonly maxQueue: number;
 }
 
 /** Admission and load accounting. */
@@ -105,15 +108,31 @@ export class Admission {
     return this.slots.get(engine)?.capacity ?? 0;
   }
 
-  /** Adds characters a request still has to synthesize (negative to remove). */
-  trackChars(delta: number): void {
+  /** Adds characters a request to `engine` still has to synthesize (negative to remove). */
+  trackChars(engine: string, delta: number): void {
     this.pendingChars = Math.max(0, this.pendingChars + delta);
+    const s = this.slots.get(engine);
+    if (s) s.pendingChars = Math.max(0, s.pendingChars + delta);
   }
 
-  /** Feeds the moving averages with one finished synthesis step. */
-  record(chars: number, computeSec: number, audioSec: number): void {
-    if (chars > 0) this.secPerChar.add(computeSec / chars);
+  /** Feeds the moving averages (the node's and `engine`'s) with one finished synthesis step. */
+  record(engine: string, chars: number, computeSec: number, audioSec: number): void {
+    if (chars > 0) {
+      this.secPerChar.add(computeSec / chars);
+      this.slots.get(engine)?.secPerChar.add(computeSec / chars);
+    }
     if (audioSec > 0) this.rtf.add(computeSec / audioSec);
+  }
+
+  /**
+   * The load of one engine: its slots, the estimated compute seconds of the work accepted for it
+   * and not finished, and its moving average of compute seconds per character (what the facade's
+   * admission estimates a request's wait and cost from). Undefined when the engine is not loaded.
+   */
+  engineLoad(engine: string): { capacity: number; queuedWorkSeconds: number; secondsPerChar: number } | undefined {
+    const s = this.slots.get(engine);
+    if (!s) return undefined;
+    return { capacity: s.capacity, queuedWorkSeconds: s.pendingChars * s.secPerChar.value, secondsPerChar: s.secPerChar.value };
   }
 
   /** Requests waiting for a slot. */

@@ -234,7 +234,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   const renderAhead = (i: number): void => {
     while (pending.length < plan.chunks.length && pending.length <= i + inFlight) launch();
   };
-  deps.admission.trackChars(plan.characters);
+  deps.admission.trackChars(plan.engine.name, plan.characters);
   let remaining = plan.characters;
   try {
     checkAborted(signal);
@@ -255,8 +255,8 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
       audio = limitPeak(audio);
       const audioSec = audio.samples.length / audio.sampleRate;
-      deps.admission.record(text.length, rendered.computeSec, audioSec);
-      deps.admission.trackChars(-text.length);
+      deps.admission.record(plan.engine.name, text.length, rendered.computeSec, audioSec);
+      deps.admission.trackChars(plan.engine.name, -text.length);
       remaining -= text.length;
       stats.computeSeconds += rendered.computeSec;
       stats.audioSeconds += audioSec;
@@ -283,7 +283,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   } finally {
     signal?.removeEventListener('abort', onAbort);
     local.abort();
-    deps.admission.trackChars(-remaining);
+    deps.admission.trackChars(plan.engine.name, -remaining);
     marker?.release();
   }
 }

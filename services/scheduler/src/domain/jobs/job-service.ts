@@ -120,6 +120,8 @@ export class JobService {
   /**
    * Records a job and queues it (state queued, event 1), or, when nothing waits and a node has a
    * free slot, dispatches it at once (state running, events 1 and 2). Resolves once it is durable.
+   * A job that would queue is refused with TTS_OVERLOADED while the queue's estimated drain time
+   * (stats().etaSeconds, re-read at most once a second) exceeds SCHEDULER_JOB_MAX_QUEUE_WAIT_SEC.
    */
   async submit(input: SubmitJobInput): Promise<JobRecord> {
     this.validate(input);
@@ -137,6 +139,7 @@ export class JobService {
     // Idle system: straight to a free node, recorded as running while the node starts.
     const started = await store.dispatcher.startNow(newJob, (nodeId) => store.repo.insertRunning(newJob, nodeId, store.dispatcher.runner));
     if (started) return started;
+    await this.admitQueued();
     const job = await store.repo.insert(newJob);
     await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
     store.dispatcher.noteQueued();
@@ -193,6 +196,21 @@ export class JobService {
     const store = await this.open();
     if ((await store.artifacts.size(job.result.path)) === undefined) throw new TtsError('JOB_RESULT_MISSING');
     return { job, stream: store.artifacts.open(job.result.path) };
+  }
+
+  /** The queue's drain-time estimate of the last admission check, and when it was read. */
+  private queueWait: { readonly seconds: number; readonly atMs: number } | undefined;
+
+  /** Throws TTS_OVERLOADED when the queue's estimated drain time exceeds the configured bound. */
+  private async admitQueued(): Promise<void> {
+    const bound = this.o.config.jobMaxQueueWaitSec;
+    if (bound === 0) return;
+    const now = Date.now();
+    if (this.queueWait === undefined || now - this.queueWait.atMs > 1000) this.queueWait = { seconds: (await this.stats()).etaSeconds, atMs: now };
+    const wait = this.queueWait.seconds;
+    if (wait > bound) {
+      throw new TtsError('TTS_OVERLOADED', `The job queue's estimated wait (${Math.round(wait)} s) exceeds its bound (${bound} s).`, { retryAfterSec: Math.max(1, Math.ceil(wait - bound)) });
+    }
   }
 
   /** Queue depth, running jobs, nodes and a drain-time estimate. */
