@@ -1,5 +1,5 @@
-/** PSS and RSS of a process and all its descendants, from /proc (Linux). */
-import { readdirSync, readFileSync } from 'node:fs';
+/** PSS and RSS, CPU time and open file descriptors of a process and all its descendants, from /proc (Linux). */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 function parentOf(pid: number): number | undefined {
   try {
@@ -68,4 +68,35 @@ export function treeCpuMs(root: number): number {
     }
   }
   return ticks * 10;
+}
+
+/**
+ * Open file descriptors of `root` and its descendants, by kind (what /proc/<pid>/fd links to):
+ * sockets, pipes, anonymous inodes (eventfd, epoll, timers) and files. Handles a process leaks
+ * (connections, files, worker pipes) show up here.
+ */
+export function treeFds(root: number): { total: number; sockets: number; pipes: number; anon: number; files: number } {
+  const out = { total: 0, sockets: 0, pipes: 0, anon: 0, files: 0 };
+  for (const pid of processTree(root)) {
+    let names: string[];
+    try {
+      names = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // exited between listing and reading
+    }
+    for (const fd of names) {
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue; // closed meanwhile
+      }
+      out.total++;
+      if (target.startsWith('socket:')) out.sockets++;
+      else if (target.startsWith('pipe:')) out.pipes++;
+      else if (target.startsWith('anon_inode:')) out.anon++;
+      else out.files++;
+    }
+  }
+  return out;
 }

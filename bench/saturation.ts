@@ -14,14 +14,14 @@
  * = none), each run right after the same run on the current platform. Writes
  * bench/results/saturation.json.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchPlatform, post, type LaunchedPlatform } from './platform.js';
+import { launchPlatform, post } from './platform.js';
 import { treeMemory } from './process-tree.js';
 import { r } from './support.js';
+import { requireWrk, runWrk, writeWrkScript, type Level, type Target } from './wrk.js';
 
 const SECONDS = Number(process.env['BENCH_SATURATION_SEC'] ?? 10);
 const LEVELS = (process.env['BENCH_SATURATION_LEVELS'] ?? '1,8,32,64').split(',').map(Number);
@@ -32,95 +32,14 @@ const KEYS = 64;
 const TEXT = 'Hello world.';
 const VOICE = 'flite:slt';
 
-/** One load target: an operation and a body. */
-interface Target {
-  readonly name: string;
-  readonly path: string;
-  readonly body: Record<string, unknown>;
-}
-
 const TARGETS: readonly Target[] = [
   ...(['wav', 'mp3', 'opus', 'aac', 'flac', 'pcm'] as const).map((format) => ({ name: `speech ${format}`, path: '/v1/audio/speech', body: { model: 'tts-1', input: TEXT, voice: VOICE, response_format: format } })),
   { name: 'api/tts wav', path: '/api/tts', body: { text: TEXT, voice: VOICE, format: 'wav' } },
 ];
 
-/**
- * The wrk script: each request takes the next API key; `done` prints one JSON line (wrk's own
- * counters: requests, non-2xx/3xx answers, socket errors, latency percentiles in microseconds).
- */
-const WRK_SCRIPT = `
-local keys = {}
-for k in string.gmatch(os.getenv("BENCH_KEYS"), "[^,]+") do keys[#keys + 1] = k end
-local body = os.getenv("BENCH_BODY")
-local path = os.getenv("BENCH_PATH")
-local n = 0
-request = function()
-  n = n + 1
-  return wrk.format("POST", path, { ["content-type"] = "application/json", ["x-api-key"] = keys[(n % #keys) + 1] }, body)
-end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"bytes":%d,"status_errors":%d,"socket_errors":%d,"timeouts":%d,"p50_us":%d,"p95_us":%d,"p99_us":%d,"max_us":%d}\\n',
-    summary.requests, summary.duration, summary.bytes, e.status, e.connect + e.read + e.write, e.timeout,
-    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
-end
-`;
-
-/** One wrk run's figures. */
-interface Level {
-  concurrency: number;
-  req_per_s: number;
-  p50_ms: number;
-  p95_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  requests: number;
-  non_2xx: number;
-  socket_errors: number;
-  timeouts: number;
-  load_avg_1m: number;
-}
-
-function requireWrk(): void {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-  } catch (error) {
-    // wrk --version exits 1 after printing its version; only a missing binary is fatal.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('wrk is not installed: run `bash scripts/setup.sh --for-bench` first');
-  }
-}
-
-async function runWrk(p: LaunchedPlatform, target: Target, concurrency: number, seconds: number, script: string): Promise<Level> {
-  const child = spawn('wrk', ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--timeout', '30s', '-s', script, p.url], {
-    env: { ...process.env, BENCH_KEYS: p.apiKeys.join(','), BENCH_BODY: JSON.stringify(target.body), BENCH_PATH: target.path },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const line = out.split('\n').find((l) => l.startsWith('WRK '));
-  if (code !== 0 || line === undefined) throw new Error(`wrk failed (${code}): ${out}`);
-  const w = JSON.parse(line.slice(4)) as Record<string, number>;
-  const ok = w['requests']! - w['status_errors']!;
-  return {
-    concurrency,
-    req_per_s: r(ok / (w['duration_us']! / 1e6), 1),
-    p50_ms: r(w['p50_us']! / 1000, 1),
-    p95_ms: r(w['p95_us']! / 1000, 1),
-    p99_ms: r(w['p99_us']! / 1000, 1),
-    max_ms: r(w['max_us']! / 1000, 1),
-    requests: w['requests']!,
-    non_2xx: w['status_errors']!,
-    socket_errors: w['socket_errors']!,
-    timeouts: w['timeouts']!,
-    load_avg_1m: r(loadavg()[0]!, 2),
-  };
-}
-
 requireWrk();
 const workDir = mkdtempSync(join(tmpdir(), 'tts-saturation-'));
-const script = join(workDir, 'rotate-keys.lua');
-writeFileSync(script, WRK_SCRIPT);
+const script = writeWrkScript(join(workDir, 'rotate-keys.lua'));
 const startedAt = new Date().toISOString();
 const loadAtStart = loadavg().map((x) => r(x, 2));
 const platform = await launchPlatform({}, KEYS);

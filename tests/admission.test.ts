@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+import { harvardText } from './support/text.js';
 
 const VOICE = 'flite:slt';
 /** The facade's deadline of one synchronous synthesis; admission's budget is 0.8 of it. */
@@ -17,29 +18,6 @@ const TIMEOUT_MS = 4000;
 const BUDGET_SEC = (0.8 * TIMEOUT_MS) / 1000;
 /** The scheduler's bound of a job's estimated queue wait. */
 const JOB_QUEUE_BOUND_SEC = 1;
-
-const SENTENCES = [
-  'The birch canoe slid on the smooth planks.',
-  'Glue the sheet to the dark blue background.',
-  'It is easy to tell the depth of a well.',
-  'These days a chicken leg is a rare dish.',
-  'Rice is often served in round bowls.',
-  'The juice of lemons makes fine punch.',
-  'The box was thrown beside the parked truck.',
-  'The hogs were fed chopped corn and garbage.',
-];
-
-/** About `chars` characters of Harvard sentences. */
-function textOf(chars: number): string {
-  const out: string[] = [];
-  let n = 0;
-  for (let i = 0; n < chars; i++) {
-    const s = SENTENCES[i % SENTENCES.length]!;
-    out.push(s);
-    n += s.length + 1;
-  }
-  return out.join(' ');
-}
 
 /** flite's figures in the node's last report, as the scheduler (and so the facade) holds them. */
 function fliteLoad(p: TestPlatform): { capacity: number; queuedWorkSeconds: number; secondsPerChar: number } {
@@ -60,7 +38,7 @@ describe('admission: refuse at once what the queue would make late', () => {
     });
     // Teach the node flite's speed on texts like the ones below (its moving average of seconds per character).
     for (let i = 0; i < 3; i++) {
-      const res = await p.post('/api/tts', { text: textOf(600), voice: VOICE, format: 'wav' });
+      const res = await p.post('/api/tts', { text: harvardText(600), voice: VOICE, format: 'wav' });
       assert.equal(res.status, 200, await res.clone().text());
       await res.arrayBuffer();
     }
@@ -85,15 +63,15 @@ describe('admission: refuse at once what the queue would make late', () => {
     const backgroundChars = Math.min(9000, Math.round((0.85 * BUDGET_SEC) / spc / 3));
     const longChars = Math.min(9000, Math.round((0.8 * BUDGET_SEC) / spc));
     const load = Array.from({ length: 3 }, () =>
-      p.post('/api/tts', { text: textOf(backgroundChars), voice: VOICE, format: 'wav' }).then((r) => r.arrayBuffer()).catch(() => undefined),
+      p.post('/api/tts', { text: harvardText(backgroundChars), voice: VOICE, format: 'wav' }).then((r) => r.arrayBuffer()).catch(() => undefined),
     );
     try {
       // The node has the work (its report now counts it), and well over 0.2 of the budget remains.
       await waitFor(() => fliteLoad(p).queuedWorkSeconds > 0.5 * BUDGET_SEC, 3000, 'the node to report the queued work');
       const started = performance.now();
       const [refused, refusedOpenAi, served] = await Promise.all([
-        p.post('/api/tts', { text: textOf(longChars), voice: VOICE, format: 'wav' }),
-        p.post('/v1/audio/speech', { model: 'tts-1', input: textOf(longChars), voice: VOICE, response_format: 'wav' }),
+        p.post('/api/tts', { text: harvardText(longChars), voice: VOICE, format: 'wav' }),
+        p.post('/v1/audio/speech', { model: 'tts-1', input: harvardText(longChars), voice: VOICE, response_format: 'wav' }),
         p.post('/api/tts', { text: 'Hello world.', voice: VOICE, format: 'wav' }),
       ]);
       const refusedBody = (await refused.json()) as { code: string };
@@ -121,7 +99,7 @@ describe('admission: refuse at once what the queue would make late', () => {
   test('a job that would queue behind more than the bound is refused with 503 TTS_OVERLOADED and Retry-After; accepted again once the queue drains', async () => {
     const spc = fliteLoad(p).secondsPerChar;
     // A running job of about three times the bound: the next one would wait that long.
-    const first = await p.post('/api/jobs/tts', { text: textOf(Math.min(9000, Math.round((3 * JOB_QUEUE_BOUND_SEC) / spc))), voice: VOICE, format: 'wav' });
+    const first = await p.post('/api/jobs/tts', { text: harvardText(Math.min(9000, Math.round((3 * JOB_QUEUE_BOUND_SEC) / spc))), voice: VOICE, format: 'wav' });
     assert.equal(first.status, 202, await first.clone().text());
     const job = (await first.json()) as { job_id: string };
 
