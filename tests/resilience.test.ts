@@ -39,7 +39,9 @@ describe('engine crash and recovery', () => {
 describe('cancellation and deadlines', () => {
   let p: TestPlatform;
   before(async () => {
-    p = await startPlatform({ facade: { requestTimeoutMs: 1500 } });
+    // Admission off: these requests are meant to run into the deadline, not to be refused before it
+    // (tests/admission.test.ts covers the refusals).
+    p = await startPlatform({ facade: { requestTimeoutMs: 1500, admission: false } });
   });
   after(async () => {
     await p.stop();

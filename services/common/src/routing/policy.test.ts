@@ -116,9 +116,12 @@ describe('routeOrError', () => {
     assert.equal(id(routeOrError([busy, idle], [busy, idle], rr, req({ budgetSeconds: 1 })).entry), 'b-idle');
   });
 
-  it('admission: a request whose own cost exceeds the budget is not refused for the queue', () => {
+  it('admission: a request whose own cost exceeds the budget is admitted only behind little work (a quarter of the budget)', () => {
+    // 5000 characters at 1 ms: 5 s, over a 2 s budget.
+    const light = node('light', { queued: 0.4 });
+    assert.equal(id(routeOrError([light], [light], policy, req({ characters: 5000, budgetSeconds: 2 })).entry), 'light');
     const busy = node('busy', { queued: 10 });
-    assert.equal(id(routeOrError([busy], [busy], policy, req({ characters: 5000, budgetSeconds: 2 })).entry), 'busy');
+    rejects(() => routeOrError([busy], [busy], policy, req({ characters: 5000, budgetSeconds: 2 })), 'TTS_OVERLOADED', (e) => assert.equal(e.retryAfterSec, 10));
   });
 
   it('estimates from the engine\'s own slots, queued work and speed when the node reports them', () => {

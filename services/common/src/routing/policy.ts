@@ -97,12 +97,29 @@ export function estimateOn<N extends RoutableNode>(entry: N, req: RouteRequest):
 }
 
 /**
- * Whether the estimate fits the request's budget. A request whose own cost alone exceeds the budget
- * is not refused for it (no queue makes it fit; the node may still finish it, rendering sentences
- * in parallel): admission refuses only the requests the queue ahead of them would make late.
+ * Share of the budget of work that may be ahead of a request whose own cost alone exceeds the
+ * budget: no queue makes such a request fit, but on a node with little work ahead it may still
+ * finish in time (the node renders its sentences in parallel), so admission does not refuse it
+ * there; behind more it would only take capacity from requests that can finish.
  */
+export const OVERSIZED_START_SHARE = 0.25;
+
+/** Whether the estimate fits the request's budget (see OVERSIZED_START_SHARE for a request larger than it). */
 export function fitsBudget(d: RouteDecision, budgetSeconds: number | undefined): boolean {
-  return budgetSeconds === undefined || d.costSeconds >= budgetSeconds || d.startSeconds + d.costSeconds <= budgetSeconds;
+  if (budgetSeconds === undefined) return true;
+  if (d.costSeconds >= budgetSeconds) return d.startSeconds <= OVERSIZED_START_SHARE * budgetSeconds;
+  return d.startSeconds + d.costSeconds <= budgetSeconds;
+}
+
+/**
+ * Seconds after which a request that does not fit its budget might: until the queue ahead has
+ * drained by the overrun, or, for a request larger than the budget, to the share of work it may
+ * have ahead of it.
+ */
+export function secondsUntilFit(d: RouteDecision, budgetSeconds: number): number {
+  return d.costSeconds >= budgetSeconds
+    ? d.startSeconds - OVERSIZED_START_SHARE * budgetSeconds
+    : d.startSeconds + d.costSeconds - budgetSeconds;
 }
 
 /** A stateful routing policy. */

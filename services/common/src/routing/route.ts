@@ -3,7 +3,7 @@
  * scheduler routes (PickNode) or the facade does (lookaside routing).
  */
 import { TtsError } from '../errors/tts-error.js';
-import { candidates, estimateOn, fitsBudget, requiredEngine, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
+import { candidates, estimateOn, fitsBudget, requiredEngine, secondsUntilFit, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
 
 /**
  * Chooses a node for `req` among `ready` with `policy` and charges the request's estimated cost
@@ -16,7 +16,7 @@ import { candidates, estimateOn, fitsBudget, requiredEngine, type RoutableNode, 
  * Admission: with `req.budgetSeconds`, a policy's choice that does not fit the budget (fitsBudget)
  * gives way to the candidate with the earliest estimated finish; when that one does not fit either,
  * throws TTS_OVERLOADED, its Retry-After the seconds by which the estimate overruns the budget
- * (the time the queue ahead needs to drain that much), and charges no node.
+ * (the time the queue ahead needs to drain that much; secondsUntilFit), and charges no node.
  */
 export function routeOrError<N extends RoutableNode>(all: readonly N[], ready: readonly N[], policy: RoutingPolicy, req: RouteRequest): RouteDecision<N> {
   const engine = requiredEngine(req);
@@ -53,8 +53,7 @@ function earliestFinish<N extends RoutableNode>(able: readonly N[], req: RouteRe
 
 /** The refusal of a request the queue would make miss its budget. */
 function overloaded(d: RouteDecision, budgetSeconds: number): TtsError {
-  const finish = d.startSeconds + d.costSeconds;
   return new TtsError('TTS_OVERLOADED', `Estimated wait ${d.startSeconds.toFixed(1)} s plus synthesis ${d.costSeconds.toFixed(1)} s exceeds the request's ${budgetSeconds.toFixed(1)} s.`, {
-    retryAfterSec: Math.max(1, Math.ceil(finish - budgetSeconds)),
+    retryAfterSec: Math.max(1, Math.ceil(secondsUntilFit(d, budgetSeconds))),
   });
 }
