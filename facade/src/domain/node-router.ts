@@ -58,8 +58,6 @@ export interface RoutedNode {
   readonly address: string;
   /** Estimated seconds of work queued ahead of the request on that node. */
   readonly estimatedStartSeconds: number;
-  /** Estimated compute seconds of the request itself on that node. */
-  readonly estimatedCostSeconds: number;
 }
 
 /** Counters and age of the routing view. */
@@ -81,7 +79,8 @@ export interface NodeRouterStats {
 /**
  * How long before a node's report work routed to it may still be missing from the report (on its
  * way, or not yet counted by a busy node). Counting such work twice overestimates the wait by a
- * moment; missing it lets a burst through admission.
+ * moment; missing it lets a burst through admission. Compares the facade's clock with the
+ * scheduler's (the report's time), which NTP keeps within a few ms of each other.
  */
 const IN_TRANSIT_MS = 500;
 
@@ -157,12 +156,7 @@ export class NodeRouter {
     const recent = decision.entry.recent;
     while (recent.length > 0 && recent[0]!.atMs < now - IN_TRANSIT_MS) recent.shift();
     recent.push({ atMs: now, seconds: decision.costSeconds });
-    return {
-      nodeId: decision.entry.status.nodeId,
-      address: decision.entry.status.address,
-      estimatedStartSeconds: decision.startSeconds,
-      estimatedCostSeconds: decision.costSeconds,
-    };
+    return { nodeId: decision.entry.status.nodeId, address: decision.entry.status.address, estimatedStartSeconds: decision.startSeconds };
   }
 
   /**
