@@ -8,29 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { setLogSink } from '@tts/common';
 import { loadOpenApiDocument, operationsOf, solveChallenge } from '@tts/facade/testing';
 import { postJson, startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+import { toneWav } from './support/audio.js';
 
 const logLines: string[] = [];
-
-/** 4 s of a 220 Hz tone, 16 kHz mono 16-bit WAV: a decodable upload. */
-function toneWav(): Buffer {
-  const rate = 16_000;
-  const samples = rate * 4;
-  const wav = Buffer.alloc(44 + samples * 2);
-  wav.write('RIFF', 0);
-  wav.writeUInt32LE(36 + samples * 2, 4);
-  wav.write('WAVEfmt ', 8);
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20);
-  wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(rate, 24);
-  wav.writeUInt32LE(rate * 2, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36);
-  wav.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / rate)), 44 + i * 2);
-  return wav;
-}
 
 /** A minimal valid request per operation and the status it answers when allowed. */
 const SAMPLES: Record<string, { method: string; path: string; body?: unknown; form?: Record<string, string>; files?: Record<string, 'tone.wav'>; ok: number; okFor?: Partial<Record<Credential, number>> }> = {

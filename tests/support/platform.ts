@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJobStorage } from '@tts/scheduler/testing';
-import { openDatabase } from '@tts/common/data';
+import { openDatabase, type Database } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { openKv } from '@tts/common/kv';
 import { setLogSink, closeAllClients } from '@tts/common';
@@ -33,6 +33,8 @@ export interface TestPlatform {
   readonly scheduler: RunningScheduler;
   readonly nodes: RunningNode[];
   readonly facade: RunningFacade;
+  /** The scheduler's job storage (its own schema): tests read the stored jobs from it. */
+  readonly jobDatabase: Database;
   /** Starts one more node registered with the scheduler. */
   addNode(options?: NodeStartOptions): Promise<RunningNode>;
   stop(): Promise<void>;
@@ -123,6 +125,7 @@ export async function startPlatform(options: TestPlatformOptions = {}): Promise<
     scheduler,
     nodes,
     facade,
+    jobDatabase: jobStorage.database,
     addNode,
     async stop() {
       await facade.stop(2000);

@@ -107,6 +107,12 @@ function toProblem(err: unknown): Problem | undefined {
     if (p) return p;
   }
   if (isValidatorError(err)) return fromValidator(err);
+  // The router decodes path parameters before any handler: a stray `%` or percent-encoded bytes
+  // that are not UTF-8 are the client's mistake, like any other malformed parameter.
+  if (err instanceof URIError) {
+    const msg = 'The path is not valid percent-encoded UTF-8.';
+    return { code: 'VALIDATION_FAILED', message: msg, issues: [{ loc: ['path'], msg, type: 'value_error' }], retryAfterSec: undefined };
+  }
   return undefined;
 }
 
