@@ -10,3 +10,4 @@ export * from './identity/index.js';
 export * from './slo/index.js';
 export * from './slo/objectives.js';
 export { startFakeSlipOk, type FakeSlipOk } from './testing/fake-slipok.js';
+export { JobTokens } from './domain/job-tokens.js';
