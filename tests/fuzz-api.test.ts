@@ -17,7 +17,7 @@ import { runInNewContext } from 'node:vm';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
-import { ERROR_CATALOGUE } from '@tts/common';
+import { ERROR_CATALOGUE, setLogSink } from '@tts/common';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 import { toneWav } from './support/audio.js';
 import {
@@ -354,6 +354,11 @@ describe('schema-driven fuzzing of every documented operation', () => {
     console.log(`fuzz seed ${SEED} (FUZZ_SEED), ${RUNS} runs per operation (FUZZ_RUNS)`);
     const ops = fuzzOperationsOf(doc);
     assert.ok(ops.length >= 69, `the document lists every operation (${ops.length})`);
+    // Every log line of the run: an unexpected error is logged with its stack as `unhandled error`.
+    const unhandled: string[] = [];
+    setLogSink((line) => {
+      if (line.includes('"unhandled error"')) unhandled.push(line.slice(0, 400));
+    });
     collectGarbage();
     const heapBefore = process.memoryUsage().heapUsed;
     const failures: string[] = [];
@@ -381,6 +386,7 @@ describe('schema-driven fuzzing of every documented operation', () => {
     }
     console.log(`fuzz: ${sent} requests over ${ops.length} operations in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
     assert.deepEqual(failures, []);
+    assert.deepEqual(unhandled, [], 'no request of the run was logged as an unhandled error');
 
     // No crash: the platform still answers, and synthesizes.
     const health = await p.get('/api/health');
