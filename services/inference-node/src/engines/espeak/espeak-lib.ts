@@ -6,6 +6,7 @@
 import koffi, { type IKoffiLib } from 'koffi';
 import { int16ToFloat } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
+import type { WordTiming } from '../engine.js';
 
 /** The default libespeak-ng shared object. */
 export const DEFAULT_ESPEAK_LIBRARY = 'libespeak-ng.so.1';
@@ -30,8 +31,8 @@ export interface EspeakLibrary {
   listVoices(): EspeakVoiceInfo[];
   /** The installed voice variants ("!v/..."). */
   listVariants(): EspeakVoiceInfo[];
-  /** Synthesizes `text` (UTF-8, no SSML) with `voice` (name, language or "identifier+variant") at `wpm`. */
-  synthesize(text: string, voice: string, wpm: number): Float32Array;
+  /** Synthesizes `text` (UTF-8, no SSML) with `voice` (name, language or "identifier+variant") at `wpm`, with its words' timings. */
+  synthesize(text: string, voice: string, wpm: number): { samples: Float32Array; words: WordTiming[] };
   /** Selects `voice` (a voice name, language or identifier); throws `TTS_VOICE_NOT_FOUND` when none matches. */
   selectVoice(voice: string): void;
   /** IPA of `text` for the selected voice: espeak's chunks joined with a space. */
@@ -40,6 +41,13 @@ export interface EspeakLibrary {
 
 const AUDIO_OUTPUT_SYNCHRONOUS = 2;
 const INITIALIZE_DONT_EXIT = 0x8000;
+const INITIALIZE_PHONEME_EVENTS = 0x0001;
+/** espeak_EVENT_TYPE values read here. */
+const EVENT_LIST_TERMINATED = 0;
+const EVENT_WORD = 1;
+const EVENT_END = 5;
+const EVENT_MSG_TERMINATED = 6;
+const EVENT_PHONEME = 7;
 const ESPEAK_RATE = 1;
 const CHARS_UTF8 = 1;
 const POS_CHARACTER = 1;
@@ -77,6 +85,9 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
     score: 'int',
     spare: 'void *',
   });
+  // espeak_EVENT (speak_lib.h): type, unique_identifier, text_position (characters, from 1), length
+  // (characters), audio_position (ms of the output), sample, user_data, id (a phoneme's mnemonic).
+  const Event = koffi.struct({ type: 'int', unique_identifier: 'uint', text_position: 'int', length: 'int', audio_position: 'int', sample: 'int', user_data: 'void *', id: koffi.array('char', 8, 'Array') });
   const SynthCallback = koffi.proto('int', ['int16_t *', 'int', 'void *']);
   const initialize = lib.func('int espeak_Initialize(int output, int buflength, const char *path, int options)');
   const setSynthCallback = lib.func('void espeak_SetSynthCallback(void *callback)');
@@ -99,15 +110,72 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
   const listVoicesBySpec = lib.func('espeak_ListVoices', 'void *', [koffi.pointer(VoiceSpec)]);
   const textToPhonemesRaw = lib.func('const char *espeak_TextToPhonemes(_Inout_ void **textptr, int textmode, int phonememode)');
 
-  const sampleRate = initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, INITIALIZE_DONT_EXIT) as number;
+  const sampleRate = initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, INITIALIZE_DONT_EXIT | INITIALIZE_PHONEME_EVENTS) as number;
   if (sampleRate <= 0) throw new TtsError('TTS_ENGINE_UNAVAILABLE', `espeak: espeak_Initialize failed (${sampleRate}); is espeak-ng-data installed?`);
 
   let chunks: Int16Array[] = [];
+  /** The word, pause and end events of the current synthesis, in order. */
+  let marks: { kind: 'word' | 'pause' | 'sound' | 'end'; ms: number; at: number; length: number }[] = [];
   // Registered once per thread and kept for the thread's life; the library calls it synchronously.
-  const callback = koffi.register((wav: unknown, count: number) => {
+  const callback = koffi.register((wav: unknown, count: number, events: unknown) => {
     if (wav !== null && count > 0) chunks.push(koffi.decode(wav, 'int16_t', count) as Int16Array);
+    for (let i = 0; events !== null; i++) {
+      const e = koffi.decode(events, i * koffi.sizeof(Event), Event) as { type: number; text_position: number; length: number; audio_position: number; id: number[] };
+      if (e.type === EVENT_LIST_TERMINATED) break;
+      if (e.type === EVENT_WORD) marks.push({ kind: 'word', ms: e.audio_position, at: e.text_position, length: e.length });
+      else if (e.type === EVENT_PHONEME) marks.push({ kind: e.id[0] === 0x5f ? 'pause' : 'sound', ms: e.audio_position, at: 0, length: 0 }); // "_": a pause
+      else if (e.type === EVENT_END || e.type === EVENT_MSG_TERMINATED) marks.push({ kind: 'end', ms: e.audio_position, at: 0, length: 0 });
+    }
     return 0;
   }, koffi.pointer(SynthCallback));
+
+  /**
+   * Word timings from the events: a word starts at its word event and ends at the first pause
+   * phoneme after its sounds, the next word's start, or the end, whichever comes first. Words read
+   * from one whitespace-separated token of the text (espeak reads "1999" as two, "$20" as two) are
+   * merged and named by the token, without its surrounding punctuation.
+   */
+  const wordsOf = (text: string): WordTiming[] => {
+    const chars = Array.from(text);
+    /** Token index of each character (-1 on whitespace). */
+    const tokenOf: number[] = [];
+    const tokens: string[] = [];
+    for (let i = 0; i < chars.length; i++) {
+      if (/\s/u.test(chars[i]!)) tokenOf.push(-1);
+      else {
+        if (i === 0 || tokenOf[i - 1] === -1) tokens.push('');
+        tokens[tokens.length - 1] += chars[i]!;
+        tokenOf.push(tokens.length - 1);
+      }
+    }
+    const words: WordTiming[] = [];
+    let lastToken = -1;
+    for (let i = 0; i < marks.length; i++) {
+      const m = marks[i]!;
+      if (m.kind !== 'word') continue;
+      let end: number | undefined;
+      let sounded = false;
+      for (let j = i + 1; j < marks.length && end === undefined; j++) {
+        const next = marks[j]!;
+        if (next.kind === 'sound') sounded = true;
+        else if (next.kind === 'word' || next.kind === 'end' || (next.kind === 'pause' && sounded)) end = next.ms;
+      }
+      const token = tokenOf[m.at - 1] ?? -1;
+      const start = m.ms / 1000;
+      const stop = (end ?? m.ms) / 1000;
+      const previous = words[words.length - 1];
+      const sameToken = token >= 0 && token === lastToken;
+      lastToken = token;
+      if (previous !== undefined && sameToken) {
+        words[words.length - 1] = { ...previous, end: stop };
+        continue;
+      }
+      const word = (tokens[token] ?? chars.slice(m.at - 1, m.at - 1 + m.length).join('')).replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
+      // No entry for a word event on nothing speakable (in some languages espeak marks the final full stop).
+      if (word !== '') words.push({ word, start, end: stop });
+    }
+    return words;
+  };
   setSynthCallback(callback);
 
   const decodeVoices = (list: unknown): EspeakVoiceInfo[] => {
@@ -149,9 +217,12 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
       setParameter(ESPEAK_RATE, Math.round(wpm), 0);
       const bytes = Buffer.from(`${text}\0`, 'utf8');
       chunks = [];
+      marks = [];
       const status = synth(bytes, bytes.length, 0, POS_CHARACTER, 0, CHARS_UTF8, null, null) as number;
       const collected = chunks;
       chunks = [];
+      const words = wordsOf(text);
+      marks = [];
       if (status !== EE_OK) throw new TtsError('TTS_ENGINE_FAILED', `espeak: espeak_Synth failed (${status})`);
       const total = collected.reduce((n, c) => n + c.length, 0);
       const pcm = new Int16Array(total);
@@ -160,7 +231,7 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
         pcm.set(c, at);
         at += c.length;
       }
-      return int16ToFloat(pcm);
+      return { samples: int16ToFloat(pcm), words };
     },
     textToPhonemes(text) {
       const bytes = Buffer.from(`${text}\0`, 'utf8');

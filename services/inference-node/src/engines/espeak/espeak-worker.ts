@@ -1,5 +1,6 @@
 /** Worker-thread entry of espeak-ng: the one thread of the process that calls libespeak-ng. */
 import { serveWorker } from '../workers/worker-runtime.js';
+import type { WordTiming } from '../engine.js';
 import { openEspeak, type EspeakVoiceInfo } from './espeak-lib.js';
 
 /** A request to the espeak worker. */
@@ -11,7 +12,7 @@ export type EspeakRequest =
 /** The espeak worker's answer to the request of the same `kind`; `samples` arrives by transfer. */
 export type EspeakResponse =
   | { readonly kind: 'voices'; readonly sampleRate: number; readonly voices: EspeakVoiceInfo[]; readonly variants: EspeakVoiceInfo[] }
-  | { readonly kind: 'synthesize'; readonly samples: Float32Array; readonly sampleRate: number }
+  | { readonly kind: 'synthesize'; readonly samples: Float32Array; readonly sampleRate: number; readonly words: readonly WordTiming[] }
   | { readonly kind: 'phonemize'; readonly phonemes: string[] };
 
 /** Data handed to the worker. */
@@ -26,8 +27,8 @@ serveWorker<EspeakRequest, EspeakResponse>((data) => {
       case 'voices':
         return { result: { kind: 'voices', sampleRate: espeak.sampleRate, voices: espeak.listVoices(), variants: espeak.listVariants() } };
       case 'synthesize': {
-        const samples = espeak.synthesize(req.text, req.voice, req.wpm);
-        return { result: { kind: 'synthesize', samples, sampleRate: espeak.sampleRate }, transfer: [samples.buffer as ArrayBuffer] };
+        const { samples, words } = espeak.synthesize(req.text, req.voice, req.wpm);
+        return { result: { kind: 'synthesize', samples, sampleRate: espeak.sampleRate, words }, transfer: [samples.buffer as ArrayBuffer] };
       }
       case 'phonemize':
         espeak.selectVoice(req.voice);

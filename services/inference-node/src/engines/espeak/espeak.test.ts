@@ -7,7 +7,7 @@ import type { EngineInput } from '../engine.js';
 import { joinClauses, splitClauses } from './clauses.js';
 import { createEspeakEngine, createEspeakPhonemizer, type EspeakEngine, type EspeakPhonemizer } from './index.js';
 import { bcp47FromEspeak } from './voices.js';
-import { crashWorkerInFlight, workerPoolOf } from '../testing.js';
+import { assertWordTimings, crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
 const PARAGRAPH =
@@ -79,6 +79,19 @@ describe('espeak engine', () => {
     const [slowest] = await engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 0.3 }]);
     assert.equal(slowest?.speedApplied, false, '0.3 is below 80 wpm: left to the node');
     assert.ok(slowest && Math.abs(slowest.audio.samples.length / normal.samples.length - 1) < 0.02, 'synthesized at speed 1');
+  });
+
+  it("reports each word's timing from espeak-ng's word and phoneme events, as written, and the timings follow the speed", async () => {
+    const text = 'In 1999, Dr. Smith paid $20 for 3 apples.';
+    const [normal] = await engine.synthesize([{ text, voice: 'espeak:en-us', speed: 1 }]);
+    const words = assertWordTimings(normal!, text.split(' '));
+    const [fast] = await engine.synthesize([{ text, voice: 'espeak:en-us', speed: 2 }]);
+    const fastWords = assertWordTimings(fast!, text.split(' '));
+    const ratio = fastWords[fastWords.length - 1]!.end / words[words.length - 1]!.end;
+    const audioRatio = durationSec(fast!.audio) / durationSec(normal!.audio);
+    assert.ok(Math.abs(ratio - audioRatio) < 0.08, `words ${ratio} vs audio ${audioRatio}`);
+    const [accented] = await engine.synthesize([{ text: 'Café déjà vu.', voice: 'espeak:fr-fr', speed: 1 }]);
+    assertWordTimings(accented!, ['Café', 'déjà', 'vu.']);
   });
 
   it('serializes 8 parallel requests of mixed voices on its one thread', async () => {

@@ -72,7 +72,7 @@ class EspeakEngineImpl implements EspeakEngine {
       { kind: 'synthesize', text: input.text, voice: this.table.selectors.get(name)!, wpm: ESPEAK_RATE_WPM.normal * nativeSpeed },
       input.signal,
     );
-    return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied };
+    return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied, words: res.words };
   }
 
   async close(): Promise<void> {
