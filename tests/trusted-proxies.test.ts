@@ -7,14 +7,10 @@
  * the header. The variable is validated at start with a message naming it.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError } from '@tts/common';
-import { freshPrefix, freshSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '@tts/common/testing';
-import { loadFacadeConfig, parseTrustedProxies, start as startFacade, type RunningFacade } from '@tts/facade';
+import { loadFacadeConfig, parseTrustedProxies } from '@tts/facade';
+import { startLoneFacade, type LoneFacade } from './support/platform.js';
 
 /** A public operation counted per client address (30 per minute). */
 const PUBLIC_PATH = '/api/auth/challenge';
@@ -23,34 +19,20 @@ const FRESH = 29;
 
 /** A facade alone (no scheduler is needed for the challenge) trusting `trusted`. */
 function facadeTrusting(trusted: string | undefined): { remaining: (forwardedFor?: string) => Promise<number>; stop: () => Promise<void>; ready: Promise<void> } {
-  let facade: RunningFacade | undefined;
-  const dataDir = mkdtempSync(join(tmpdir(), 'tts-proxies-'));
+  let lone: LoneFacade | undefined;
   const ready = (async () => {
-    facade = await startFacade({
-      host: '127.0.0.1',
-      port: 0,
-      schedulerAddress: '127.0.0.1:9',
-      databaseUrl: TEST_DATABASE_URL,
-      dbSchema: freshSchemaName(),
-      redisUrl: TEST_REDIS_URL,
-      kvPrefix: freshPrefix(),
-      dataDir,
-      adminKey: `test-admin-${randomBytes(16).toString('hex')}`,
-      hubTokenKey: randomBytes(32).toString('hex'),
-      trustedProxies: parseTrustedProxies(trusted),
-    });
+    lone = await startLoneFacade({ trustedProxies: parseTrustedProxies(trusted) });
   })();
   return {
     ready,
     async remaining(forwardedFor) {
-      const res = await fetch(`${facade!.url}${PUBLIC_PATH}`, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+      const res = await fetch(`${lone!.facade.url}${PUBLIC_PATH}`, { headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
       assert.equal(res.status, 200, await res.clone().text());
       await res.arrayBuffer();
       return Number(res.headers.get('ratelimit-remaining'));
     },
     async stop() {
-      await facade?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await lone?.stop();
     },
   };
 }

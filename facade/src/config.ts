@@ -8,6 +8,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptio
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
+import { CORS_ORIGINS_VARIABLE, parseCorsOrigins } from './middleware/cors.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
@@ -80,7 +81,16 @@ export interface FacadeConfig {
    * not even on loopback; the TCP peer is the client. @default none (TTS_TRUSTED_PROXIES)
    */
   readonly trustedProxies: TrustedProxies;
-  /** Mark the challenge pass cookie Secure (behind HTTPS). @default false (TTS_SECURE_COOKIES) */
+  /**
+   * Origins (scheme://host[:port]) whose pages may call the API from a browser (CORS, without
+   * credentials: see middleware/cors.ts). @default none: same origin only (TTS_CORS_ORIGINS)
+   */
+  readonly corsOrigins: readonly string[];
+  /**
+   * Mark the challenge pass cookie Secure on every request; without it, only requests that came over
+   * HTTPS (`req.secure`: TLS, or `X-Forwarded-Proto: https` from a trusted proxy) get Secure.
+   * @default false (TTS_SECURE_COOKIES)
+   */
   readonly secureCookies: boolean;
   /** Keep the embedded database in memory instead of DATA_DIR (tests, demos). @default false (TTS_EPHEMERAL) */
   readonly ephemeral: boolean;
@@ -105,7 +115,10 @@ export interface FacadeConfig {
   readonly identityCacheMs: number | undefined;
   /** Largest uploaded file (reference audio, watermark detection), bytes; the nodes' TTS_MAX_UPLOAD_BYTES should match. @default 26214400 (TTS_MAX_UPLOAD_BYTES) */
   readonly maxUploadBytes: number;
-  /** Folder of uploads' temporary files (each removed when its response ends). @default "<os tmpdir>/tts-uploads" (TTS_UPLOAD_TMP_DIR) */
+  /**
+   * Folder of uploads' temporary files (0600, each removed when its response ends); made private
+   * (0700) at start, which fails when another user owns it. @default "<os tmpdir>/tts-uploads" (TTS_UPLOAD_TMP_DIR)
+   */
   readonly uploadTmpDir: string;
   /** The built web application served at `/` (`npm run build` makes it). @default "<repo>/web/dist" (TTS_WEB_DIR) */
   readonly webDir: string;
@@ -167,6 +180,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),
     trustedProxies: parseTrustedProxies(envOptional(env, 'TTS_TRUSTED_PROXIES')),
+    corsOrigins: parseCorsOrigins(envOptional(env, CORS_ORIGINS_VARIABLE)),
     secureCookies: envBool(env, 'TTS_SECURE_COOKIES', false),
     ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
     jobTokenTtlSec: envInt(env, 'TTS_JOB_TOKEN_TTL_SEC', 86_400, { min: 60, max: 30 * 86_400 }),

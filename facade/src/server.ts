@@ -3,7 +3,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { configureGrpcTls, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLevel } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
 import { loadFacadeConfig, type FacadeConfig } from './config.js';
@@ -56,6 +56,8 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
+  // Uploads are written there: private (0700), never a folder another user made.
+  ensurePrivateDir(config.uploadTmpDir);
   // Before the first gRPC server or client: every hop then uses the same TLS material (or none).
   await configureGrpcTls(config.grpcTls, (message) => logger.warn(message));
   // One background ListNodes feeds both the routing of requests and the cluster view.

@@ -144,6 +144,44 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
 
+/** A facade started alone by `startLoneFacade`. */
+export interface LoneFacade {
+  readonly facade: RunningFacade;
+  /** Stops it and drops its schema, keys and data folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a facade alone, on its own schema, Redis prefix and data folder, with no scheduler
+ * (port 9 refuses at once): for what needs none (the challenge, the health, headers).
+ */
+export async function startLoneFacade(options: FacadeStartOptions = {}): Promise<LoneFacade> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tts-facade-'));
+  const schema = freshSchemaName();
+  const prefix = freshPrefix();
+  const facade = await startFacade({
+    host: '127.0.0.1',
+    port: 0,
+    schedulerAddress: '127.0.0.1:9',
+    databaseUrl: TEST_DATABASE_URL,
+    dbSchema: schema,
+    redisUrl: TEST_REDIS_URL,
+    kvPrefix: prefix,
+    dataDir,
+    adminKey: `test-admin-${randomBytes(16).toString('hex')}`,
+    hubTokenKey: randomBytes(32).toString('hex'),
+    ...options,
+  });
+  return {
+    facade,
+    async stop() {
+      await facade.stop(1000);
+      rmSync(dataDir, { recursive: true, force: true });
+      await dropTestStorage(schema, prefix);
+    },
+  };
+}
+
 /** Drops a test's schema and Redis keys. */
 async function dropTestStorage(schema: string, prefix: string): Promise<void> {
   const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 1 });

@@ -5,6 +5,5 @@ import type { OperationHandler } from '../handler-context.js';
 /** GET /api/auth/challenge: a fresh proof-of-work challenge. */
 export const getAuthChallenge: OperationHandler<'getAuthChallenge'> = async ({ req, res, deps }) => {
   await enforcePublicRate(res, deps.access, req.ip ?? '');
-  res.setHeader('Cache-Control', 'no-store');
   res.json(challengeView(deps.access.challenge.issue()));
 };

@@ -4,6 +4,5 @@ import type { OperationHandler } from '../handler-context.js';
 /** GET /api/hub/token/status (administrators): whether a token is set (masked), optionally validated now. */
 export const getHubTokenStatus: OperationHandler<'getHubTokenStatus'> = async ({ query, res, deps }) => {
   const status = await deps.hubToken.status(query.validate ?? false, (query.timeout_sec ?? 6) * 1000);
-  res.setHeader('Cache-Control', 'no-store');
   res.json(hubStatusJson(status, deps.config.hubUrl));
 };

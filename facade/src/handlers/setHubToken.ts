@@ -4,6 +4,5 @@ import type { OperationHandler } from '../handler-context.js';
 /** POST /api/hub/token (administrators): stores the token encrypted, after the hub accepts it unless `validate` is false. */
 export const setHubToken: OperationHandler<'setHubToken'> = async ({ body, res, deps }) => {
   const status = await deps.hubToken.set(body.token, body.validate ?? true, (body.timeout_sec ?? 6) * 1000);
-  res.setHeader('Cache-Control', 'no-store');
   res.json(hubStatusJson(status, deps.config.hubUrl));
 };

@@ -29,7 +29,6 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
     const { token, expiresUnix } = deps.jobTokens.issue(job.jobId);
     const decision = res.locals.rateLimit;
     const rule = RATE_PROFILES[caller.method === 'studio' ? 'studio' : 'challenge'];
-    res.setHeader('Cache-Control', 'no-store');
     res.json({
       ok: true,
       job_id: job.jobId,

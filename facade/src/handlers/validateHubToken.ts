@@ -7,6 +7,5 @@ import type { OperationHandler } from '../handler-context.js';
  */
 export const validateHubToken: OperationHandler<'validateHubToken'> = async ({ body, res, deps }) => {
   const result = await deps.hubToken.validate(body.token, (body.timeout_sec ?? 6) * 1000);
-  res.setHeader('Cache-Control', 'no-store');
   res.json({ ...validationJson(result.validation), masked: result.masked, stored: result.stored, hub_url: deps.config.hubUrl });
 };

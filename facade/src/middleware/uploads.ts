@@ -120,7 +120,7 @@ async function parse(req: Request, res: Response, limits: UploadLimits, maxFiles
       pending.push(file);
       let size = 0;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
-      const out = createWriteStream(file, { flags: 'wx' });
+      const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
       stream.on('limit', () => {
         // Past the cap: stop here, without reading the rest of the body into the parser.
         fail(tooLarge(limits.maxFileBytes));

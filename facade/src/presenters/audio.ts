@@ -10,6 +10,7 @@ import type { Job, JobAudioChunk } from '@tts/proto/scheduler';
 import { formatOf } from '@tts/common';
 import type { SynthesisStream } from '../domain/synthesis.js';
 import { QUOTA_STAGE_HEADER, type QuotaStatus } from '../identity/index.js';
+import { NO_STORE } from '../middleware/security-headers.js';
 
 /** Sets the X-TTS-* headers describing who spoke. */
 export function setVoiceHeaders(res: Response, facts: { voice: string; engine: string; nodeId: string; sampleRate: number }): void {
@@ -36,6 +37,7 @@ const bufferOf = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byt
  */
 export async function pipeAudio(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
   res.status(200).type(stream.info.contentType);
+  res.setHeader('Cache-Control', NO_STORE);
   res.flushHeaders();
   let metrics: SynthesisMetrics | undefined;
   try {
@@ -58,7 +60,7 @@ export async function pipeAudio(stream: SynthesisStream, res: Response, signal: 
  */
 export async function pipeSse(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
   res.status(200).type('text/event-stream');
-  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('Cache-Control', NO_STORE);
   res.flushHeaders();
   let metrics: SynthesisMetrics | undefined;
   try {
@@ -88,6 +90,7 @@ export async function sendJobAudio(res: Response, job: Job, chunks: AsyncIterabl
     if (!started) {
       const r = chunk.result ?? job.result;
       res.status(200).type(r?.contentType || 'audio/wav');
+      res.setHeader('Cache-Control', NO_STORE);
       if (r?.sizeBytes) res.setHeader('Content-Length', String(r.sizeBytes));
       if (r?.sha256) res.setHeader('ETag', `"${r.sha256}"`);
       res.setHeader('Content-Disposition', `attachment; filename="${job.jobId}.${formatOf(r?.encoding ?? 0) ?? 'wav'}"`);

@@ -6,7 +6,7 @@ import type { EventSink } from '../domain/log-stream.js';
 export function openEventStream(res: Response): EventSink {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Cache-Control', 'private, no-store, no-transform');
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
   return {
