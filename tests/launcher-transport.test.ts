@@ -6,15 +6,15 @@
  * (TTS_INTERNAL_TRANSPORT=tcp).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort } from './support/processes.js';
+import { freePort, spawnLauncher } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
-import { callUnary, nodeArgsFor, schedulerClient, TtsError } from '@tts/common';
+import { callUnary, schedulerClient, TtsError } from '@tts/common';
 import { NodeStatusReport } from '@tts/proto/synthesis';
 
 const PARAGRAPH =
@@ -39,19 +39,16 @@ async function launch(extra: NodeJS.ProcessEnv): Promise<Launched> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-transport-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), METRICS_PORT: '0', TTS_NODES: '1', TTS_ENGINES: 'flite', TTS_DEFAULT_VOICE: 'flite:slt', DATA_DIR: dataDir, ...extra };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'TTS_ADMIN_KEY', 'TTS_SOCKET_DIR']) delete env[name];
-  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const { child, output } = spawnLauncher(env);
   try {
-    await waitFor(() => out.includes('"platform ready"'), 90_000, 'platform ready');
-    const printed = /Administrator key \(shown once; stored in [^)]+\): (\S+)/.exec(out);
+    await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
+    const printed = /Administrator key \(shown once; stored in [^)]+\): (\S+)/.exec(output());
     assert.ok(printed, 'admin key printed');
     const base = `http://127.0.0.1:${port}`;
     const created = await postJson(`${base}/api/auth/keys`, { name: 'transport-test' }, { 'x-admin-key': printed[1]! });
     assert.equal(created.status, 201);
     const { api_key: apiKey } = (await created.json()) as { api_key: string };
-    return { child, base, dataDir, adminKey: printed[1]!, apiKey, output: () => out };
+    return { child, base, dataDir, adminKey: printed[1]!, apiKey, output };
   } catch (err) {
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

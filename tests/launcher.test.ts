@@ -5,15 +5,14 @@
  * database under DATA_DIR/scheduler) keeps its jobs.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { alive, commandOf, descendants, freePort } from './support/processes.js';
+import { alive, commandOf, descendants, freePort, spawnLauncher } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
-import { callUnary, closeAllClients, nodeArgsFor, schedulerClient } from '@tts/common';
+import { callUnary, closeAllClients, schedulerClient } from '@tts/common';
 import { openDatabase } from '@tts/common/data';
 import { ApiKeyRepository, ApiKeyService } from '@tts/facade/testing';
 import { start as startScheduler } from '@tts/scheduler';
@@ -27,12 +26,9 @@ test('launcher starts the embedded platform (control process + node) and stops i
   delete env['DATABASE_URL'];
   delete env['REDIS_URL'];
   delete env['TTS_ADMIN_KEY'];
-  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const { child, output } = spawnLauncher(env);
   try {
-    await waitFor(() => out.includes('"platform ready"'), 90_000, 'platform ready');
+    await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
     const pids = descendants(child.pid!);
     const commands = pids.map(commandOf);
     assert.ok(commands.some((c) => c.includes('launcher/src/control')), 'control process (scheduler + facade)');
@@ -44,12 +40,12 @@ test('launcher starts the embedded platform (control process + node) and stops i
     assert.deepEqual([health.mode, health.ready], ['embedded', true]);
 
     // Embedded mode: the administrator key is generated on first start, printed once, stored under DATA_DIR.
-    const printed = /Administrator key \(shown once; stored in ([^)]+)\): (\S+)/.exec(out);
+    const printed = /Administrator key \(shown once; stored in ([^)]+)\): (\S+)/.exec(output());
     assert.ok(printed, 'admin key printed');
     const [, keyPath, adminKey] = printed;
     assert.equal(readFileSync(keyPath!, 'utf8').trim(), adminKey);
     assert.equal(statSync(keyPath!).mode & 0o777, 0o600);
-    assert.ok(!out.split('\n').some((line) => line.startsWith('{') && line.includes(adminKey!)), 'the key is in no log line');
+    assert.ok(!output().split('\n').some((line) => line.startsWith('{') && line.includes(adminKey!)), 'the key is in no log line');
 
     const anonymous = await postJson(`${base}/api/tts`, { text: 'No credential.', voice: 'flite:slt' });
     assert.equal(anonymous.status, 401);
@@ -77,7 +73,7 @@ test('launcher starts the embedded platform (control process + node) and stops i
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
-    assert.equal(code, 0, out.slice(-2000));
+    assert.equal(code, 0, output().slice(-2000));
     await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
   } finally {
     if (child.exitCode === null) {
@@ -105,14 +101,11 @@ test('an install of the old layout keeps its jobs: the scheduler store under DAT
   closeAllClients();
   assert.ok(existsSync(join(dataDir, 'scheduler', 'pglite', 'PG_VERSION')), 'old layout written');
 
-  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const { child, output } = spawnLauncher(env);
   try {
-    await waitFor(() => out.includes('"platform ready"') || child.exitCode !== null, 90_000, 'platform ready');
-    assert.ok(out.includes('"platform ready"'), out.slice(-3000));
-    assert.match(out, /"jobs":1,[^\n]*"msg":"jobs of the scheduler store moved into the platform database"/);
+    await waitFor(() => output().includes('"platform ready"') || child.exitCode !== null, 90_000, 'platform ready');
+    assert.ok(output().includes('"platform ready"'), output().slice(-3000));
+    assert.match(output(), /"jobs":1,[^\n]*"msg":"jobs of the scheduler store moved into the platform database"/);
     assert.ok(!existsSync(join(dataDir, 'scheduler', 'pglite')) && existsSync(join(dataDir, 'scheduler', 'pglite.merged', 'PG_VERSION')), 'the old store is renamed, not deleted');
     // The job queued before the upgrade runs on the upgraded platform, for the key of the old install.
     const base = `http://127.0.0.1:${port}`;
@@ -127,7 +120,7 @@ test('an install of the old layout keeps its jobs: the scheduler store under DAT
 
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
-    assert.equal(((await exited) as [number | null])[0], 0, out.slice(-2000));
+    assert.equal(((await exited) as [number | null])[0], 0, output().slice(-2000));
   } finally {
     if (child.exitCode === null) {
       child.kill('SIGKILL');

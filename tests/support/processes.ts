@@ -1,6 +1,29 @@
-/** Process helpers for tests: descendants of a pid, liveness, free ports. */
-import { execFileSync } from 'node:child_process';
+/** Process helpers for tests: the one-command start as a child, descendants of a pid, liveness, free ports. */
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
+import { nodeArgsFor } from '@tts/common';
+import { recordOutput } from './test-logs.js';
+
+/** The launcher started by `spawnLauncher`. */
+export interface LaunchedPlatform {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+}
+
+/**
+ * Starts the one-command start (`services/launcher/src/main.ts`) with `env`; what it prints is
+ * collected, and recorded in the test run's logs (the secrets scan reads them).
+ */
+export function spawnLauncher(env: NodeJS.ProcessEnv): LaunchedPlatform {
+  const child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  recordOutput('launcher', child.stdout, child.stderr);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, output: () => out };
+}
 
 /** Pids of every descendant of `pid` (children, grandchildren, ...). */
 export function descendants(pid: number): number[] {

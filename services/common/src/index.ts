@@ -19,4 +19,5 @@ export { encodingOf, formatOf } from './grpc/encoding.js';
 export { exitWithParent } from './process/parent-watch.js';
 export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';
 export { runService, type StoppableService } from './process/run-service.js';
+export { PRIVATE_UMASK, privateTempDir, removeTempDir, usePrivateUmask } from './process/private-files.js';
 export * from './telemetry/index.js';

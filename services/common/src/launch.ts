@@ -7,3 +7,4 @@ export { ConfigError, envEnum, envInt, envLogLevel, envOptional, envString } fro
 export { createLogger, setLogLevel, type Logger, type LogLevel } from './logging/logger.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { nodeArgsFor } from './process/node-args.js';
+export { usePrivateUmask } from './process/private-files.js';

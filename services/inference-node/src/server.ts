@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { NodeState, SynthesizerService } from '@tts/proto/synthesis';
 import type { SynthesizerServer } from '@tts/proto/synthesis';
-import { callUnary, checkPlaintextListen, configureGrpcTls, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
+import { callUnary, checkPlaintextListen, configureGrpcTls, ensurePrivateDir, schedulerClient, startGrpcServer, type RunningGrpcServer, createLogger, type Logger, setLogLevel } from '@tts/common';
 import type { SynthesisEngine } from './engines/engine.js';
 import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
@@ -65,6 +65,8 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   }
   let analysis: AnalysisContext;
   try {
+    // Uploads to analyse are written there: private (0700), never a folder another user made.
+    ensurePrivateDir(config.uploadTmpDir);
     analysis = await createAnalysisContext(config, logger, vad ? { vad } : {});
   } catch (err) {
     await registry.close();

@@ -2,16 +2,19 @@
  * One-command start on one machine: the scheduler, TTS_NODES inference nodes and the facade as
  * separate processes talking real gRPC (embedded, the scheduler and the facade share one control
  * process and its one embedded database), over Unix domain sockets by default (TCP on loopback with
- * TTS_INTERNAL_TRANSPORT=tcp). Ctrl-C / SIGTERM stops them in order.
+ * TTS_INTERNAL_TRANSPORT=tcp). Ctrl-C / SIGTERM stops them in order. Everything the platform writes
+ * is private to its user (umask 077, inherited by the children).
  */
 import { randomBytes } from 'node:crypto';
 import { rmdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress } from '@tts/common/launch';
+import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress, usePrivateUmask } from '@tts/common/launch';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
+// Before anything is written: the children inherit it, so every file of the platform is private.
+usePrivateUmask();
 const logger = createLogger('launcher');
 const config = loadLauncherConfig();
 setLogLevel(config.logLevel);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { quoteSchema, type Row, type SqlParam } from './database.js';
 import type { Driver, DriverTx } from './driver.js';
+import { makeTreePrivate } from '../process/private-files.js';
 
 /** Creates the database cluster in `dir` and exits: run in a child process by `initdbApart`. */
 const INITDB_SCRIPT = 'const { PGlite } = await import(process.argv[1]); const pg = await PGlite.create({ dataDir: process.argv[2] }); await pg.close();';
@@ -50,7 +51,11 @@ export async function startPglite(dataDir: string | undefined): Promise<PGlite> 
     () => false,
   );
   if (!exists) await initdbApart(dir);
-  return PGlite.create({ dataDir: dir, startParams: [...START_PARAMS] });
+  const pg = await PGlite.create({ dataDir: dir, startParams: [...START_PARAMS] });
+  // The files of initdb (0666) and of the engine's start (its relation cache, 0644) ignore the
+  // umask, those of an older install too; what the engine writes later follows it.
+  await makeTreePrivate(dir);
+  return pg;
 }
 
 const toTx = (tx: Transaction): DriverTx => ({

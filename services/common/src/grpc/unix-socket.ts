@@ -17,11 +17,14 @@ export function unixAddress(socketPath: string): string {
 
 /**
  * Creates `dir` (and its parents) and makes it private (0700). Throws when the path exists and is
- * not a directory.
+ * not a directory, or belongs to another user (a folder someone else made in a shared /tmp).
  */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
+  const stat = statSync(dir);
+  if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to another user (uid ${stat.uid}); choose a folder of your own`);
   chmodSync(dir, 0o700);
 }
 

@@ -5,7 +5,7 @@ import { loadTelemetryConfig } from './config.js';
 describe('telemetry configuration', () => {
   it('defaults: Prometheus on 9464, spans made but not exported', () => {
     const c = loadTelemetryConfig('tts-facade', {});
-    assert.deepEqual([c.serviceName, c.disabled, c.metricsEnabled, c.metricsPort, c.metricsHost, c.traceExporters, c.warnings], ['tts-facade', false, true, 9464, '0.0.0.0', [], []]);
+    assert.deepEqual([c.serviceName, c.disabled, c.metricsEnabled, c.metricsPort, c.metricsHost, c.traceExporters, c.warnings], ['tts-facade', false, true, 9464, '127.0.0.1', [], []]);
   });
 
   it('reads the standard variables: OTLP when an endpoint or exporter is named, none, disabled, service name', () => {

@@ -20,7 +20,7 @@ export interface TelemetryConfig {
   readonly metricsEnabled: boolean;
   /** Port of the Prometheus endpoint (0 = any free port, when set programmatically). @default 9464 (METRICS_PORT; 0 = off) */
   readonly metricsPort: number;
-  /** Interface the Prometheus endpoint listens on. @default "0.0.0.0" (METRICS_HOST) */
+  /** Interface the Prometheus endpoint listens on: loopback unless configured (the chart sets "0.0.0.0"). @default "127.0.0.1" (METRICS_HOST) */
   readonly metricsHost: string;
   /**
    * Span exporters named by OTEL_TRACES_EXPORTER (otlp, zipkin, console), or `["otlp"]` when only
@@ -63,7 +63,7 @@ export function loadTelemetryConfig(serviceName: string, env: NodeJS.ProcessEnv 
     disabled: lenient(() => envBool(env, 'OTEL_SDK_DISABLED', false), false),
     metricsEnabled: metricsPort !== 0,
     metricsPort,
-    metricsHost: envString(env, 'METRICS_HOST', '0.0.0.0'),
+    metricsHost: envString(env, 'METRICS_HOST', '127.0.0.1'),
     traceExporters: Object.freeze([...new Set(traceExporters)]),
     warnings: Object.freeze(warnings),
   });

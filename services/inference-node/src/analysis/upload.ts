@@ -31,9 +31,9 @@ export interface ReceiveOptions {
 
 /** Reads the call's messages into a temporary file. Throws UPLOAD_TOO_LARGE, UPLOAD_EMPTY or UPLOAD_MALFORMED. */
 export async function receiveUpload(call: ServerReadableStream<AudioUpload, unknown>, options: ReceiveOptions): Promise<ReceivedUpload> {
-  await mkdir(options.tmpDir, { recursive: true });
+  await mkdir(options.tmpDir, { recursive: true, mode: 0o700 });
   const file = path.join(options.tmpDir, `upload-${randomUUID()}`);
-  const out = createWriteStream(file, { flags: 'wx' });
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   const remove = (): Promise<void> => rm(file, { force: true });
   let header: UploadHeader | undefined;
   let size = 0;

@@ -70,7 +70,7 @@ export async function loadWatermarkKeys(settings: WatermarkKeySettings, logger: 
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError('TTS_WATERMARK_KEYS', `unset, and ${file} is unreadable: ${(err as Error).message}`);
   }
   const keys: WatermarkKey[] = [{ id: 1, secret: randomBytes(32).toString('base64url') }];
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     await writeFile(file, JSON.stringify({ keys }, null, 2), { mode: 0o600, flag: 'wx' });
     logger.info('watermark key generated', { file, key_id: 1 });

@@ -95,9 +95,9 @@ export class Cloner {
     const all = await this.storedProfiles();
     all[voiceId] = { vector: Array.from(p.vector), medianF0Hz: p.medianF0Hz, wordsPerMinute: p.wordsPerMinute };
     try {
-      await mkdir(path.dirname(this.cacheFile), { recursive: true });
+      await mkdir(path.dirname(this.cacheFile), { recursive: true, mode: 0o700 });
       const temporary = `${this.cacheFile}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify({ version: PROFILE_VERSION, profiles: all }));
+      await writeFile(temporary, JSON.stringify({ version: PROFILE_VERSION, profiles: all }), { mode: 0o600 });
       await rename(temporary, this.cacheFile);
     } catch (err) {
       this.logger.warn('voice profiles not saved', { file: this.cacheFile, err });

@@ -4,10 +4,7 @@
  * festival's server protocol on loopback (`server`, kept for comparison). Speed is applied natively
  * through hts_engine's speech-rate factor.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { TtsError } from '@tts/common';
+import { privateTempDir, removeTempDir, TtsError } from '@tts/common';
 import type { EngineInput, EngineOutput, FirstChunkPolicy, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { SlotPool } from '../workers/slot-pool.js';
@@ -111,7 +108,8 @@ class FestivalEngineImpl implements FestivalEngine {
   async load(): Promise<void> {
     if (this.pool) return;
     const binary = await findExecutable(this.options.binary ?? 'festival');
-    const workDir = await mkdtemp(join(tmpdir(), 'tts-festival-'));
+    // Private (0700), festival's TMPDIR too (its utterance files), removed at close or exit.
+    const workDir = await privateTempDir('tts-festival-');
     let sampleRate = 0;
     const processOptions: FestivalProcessOptions = {
       binary,
@@ -132,7 +130,7 @@ class FestivalEngineImpl implements FestivalEngine {
     try {
       await pool.start();
     } catch (err) {
-      await rm(workDir, { recursive: true, force: true });
+      await removeTempDir(workDir);
       throw err;
     }
     this.workDir = workDir;
@@ -166,7 +164,7 @@ class FestivalEngineImpl implements FestivalEngine {
     this.workDir = null;
     this.descriptor = null;
     await pool?.close();
-    if (workDir) await rm(workDir, { recursive: true, force: true });
+    if (workDir) await removeTempDir(workDir);
   }
 }
 

@@ -35,10 +35,10 @@ export class ArtifactStore {
     const absolute = join(this.root, path);
     const existing = await stat(absolute).catch(() => undefined);
     if (existing?.size === audio.length) return { sha256, path, bytes: audio.length };
-    await mkdir(join(this.root, 'artifacts'), { recursive: true });
+    await mkdir(join(this.root, 'artifacts'), { recursive: true, mode: 0o700 });
     const temporary = `${absolute}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(temporary, audio, { flush: true });
+      await writeFile(temporary, audio, { flush: true, mode: 0o600 });
       await rename(temporary, absolute);
     } catch (err) {
       await rm(temporary, { force: true });
