@@ -19,6 +19,15 @@ echo "== OpenAPI lint (Redocly recommended ruleset: 0 errors, 0 warnings)"
 REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --format=json facade/openapi/openapi.yaml 2>/dev/null \
   | node -e 'let t="";process.stdin.on("data",(d)=>(t+=d)).on("end",()=>{const r=JSON.parse(t);for(const p of r.problems)console.log(`${p.severity} ${p.ruleId}: ${p.message} (${p.location?.[0]?.pointer ?? ""})`);console.log(`redocly: ${r.totals.errors} errors, ${r.totals.warnings} warnings`);process.exit(r.totals.errors+r.totals.warnings>0?1:0)})'
 
+# Every log line of the run (the components tests run in their own processes, the processes they
+# start) is kept here, then scanned for secrets (tests/support/test-logs.ts, secret-scan.ts).
+export TTS_TEST_LOG_DIR="${TTS_TEST_LOG_DIR:-$(mktemp -d -t tts-test-logs-XXXXXX)}"
+
 mapfile -t files < <(find services facade tests scripts -name '*.test.ts' -not -path '*/node_modules/*' | sort)
-echo "== tests (${#files[@]} files)"
-exec node --conditions=@tts/source --import tsx --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}"
+echo "== tests (${#files[@]} files; logs in $TTS_TEST_LOG_DIR)"
+status=0
+node --conditions=@tts/source --import tsx --import ./tests/support/test-logs.ts --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}" || status=$?
+
+echo "== secrets in logs (API keys, admin keys, sessions, job tokens, passes, hub tokens, the tests' passwords)"
+node --conditions=@tts/source --import tsx tests/support/secret-scan.ts "$TTS_TEST_LOG_DIR" || status=1
+exit "$status"

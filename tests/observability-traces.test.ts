@@ -21,6 +21,7 @@ import { postJson, waitFor } from './support/platform.js';
 import { nodeArgsFor } from '@tts/common';
 import { openDatabase } from '@tts/common/data';
 import { freshPrefix, freshSchemaName, TEST_DATABASE_URL, TEST_REDIS_URL } from '@tts/common/testing';
+import { recordOutput } from './support/test-logs.js';
 
 interface ExportedSpan {
   readonly service: string;
@@ -126,6 +127,7 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
     // (embedded, npm start runs both in one control process).
     Object.assign(env, { DATABASE_URL: TEST_DATABASE_URL, TTS_DB_SCHEMA: schema, REDIS_URL: TEST_REDIS_URL, TTS_KV_PREFIX: prefix });
     child = spawn(process.execPath, nodeArgsFor('services/launcher/src/main.ts'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    recordOutput('platform', child.stdout!, child.stderr!);
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('"platform ready"'), 90_000, 'platform ready');

@@ -10,12 +10,12 @@ import { openJobStorage } from '@tts/scheduler/testing';
 import { openDatabase, type Database } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { openKv } from '@tts/common/kv';
-import { setLogSink, closeAllClients } from '@tts/common';
+import { closeAllClients } from '@tts/common';
 import { start as startScheduler, type RunningScheduler, type SchedulerStartOptions } from '@tts/scheduler';
 import { start as startNode, type NodeStartOptions, type RunningNode } from '@tts/inference-node';
 import { start as startFacade, type FacadeStartOptions, type RunningFacade } from '@tts/facade';
-
-if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
+// Routes (or drops) the log lines of the components tests start in-process.
+import './test-logs.js';
 
 /** A running test platform. */
 export interface TestPlatform {
