@@ -2,7 +2,8 @@
  * The web application (web/, built by Vite into TTS_WEB_DIR) at `/`: hashed files under /assets/
  * are immutable and cached for a year; the page itself is revalidated on every load, so a new
  * build takes effect at once. Client-side pages share the one index.html. When the application is
- * not built, these paths fall through to the API's 404. Assets the build pre-compressed (NAME.br,
+ * not built, these paths fall through to the API's 404. (`X-Content-Type-Options: nosniff` is set
+ * on every answer before this router: middleware/security-headers.ts.) Assets the build pre-compressed (NAME.br,
  * NAME.gz) are sent compressed to clients that accept it.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -54,7 +55,6 @@ export function webApp(dir: string): Router | undefined {
   const router = express.Router();
   const page: RequestHandler = (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', WEB_CSP);
     res.setHeader('Referrer-Policy', 'same-origin');
     res.sendFile(index);
@@ -68,7 +68,6 @@ export function webApp(dir: string): Router | undefined {
       maxAge: '365d',
       index: false,
       fallthrough: true,
-      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
     }),
   );
   router.get('/favicon.svg', (_req, res) => {
@@ -100,7 +99,6 @@ function precompressed(assets: string): RequestHandler {
     if (!encoding) return next();
     res.setHeader('Content-Encoding', encoding.name);
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type(path.extname(name));
     res.sendFile(path.join(assets, name + encoding.suffix), { cacheControl: false }, (err) => {
       if (err && !res.headersSent) next(err);
