@@ -368,6 +368,10 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The inference node running the job was lost on every attempt.',
     hint: 'Submit the job again; the platform retried it on other nodes up to its attempt limit.', openaiType: 'server_error', retryable: true,
   },
+  JOB_STORE_UNAVAILABLE: {
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The job store (the database) cannot be reached right now.',
+    hint: 'Retry after the Retry-After delay; a refused submission recorded no job.', openaiType: 'server_error', retryable: true,
+  },
   JOB_RESULT_MISSING: {
     http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The audio of this job is no longer stored.',
     hint: 'Submit the job again.', openaiType: 'not_found_error', retryable: false,

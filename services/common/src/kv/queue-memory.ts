@@ -85,6 +85,15 @@ export class MemoryWorkQueue implements WorkQueue {
     return this.levels.flat().slice(0, limit);
   }
 
+  async unacked(): Promise<QueueEntry[]> {
+    const pending = [...this.pending.values()].map((p) => p.entry);
+    return this.levels.map((level, p) => [...pending.filter((e) => e.priority === p).sort(byId), ...level]).flat();
+  }
+
+  onReconnect(): () => void {
+    return () => undefined; // in process: never disconnected
+  }
+
   async stats(): Promise<QueueStats> {
     return { waiting: this.levels.reduce((n, l) => n + l.length, 0), pending: this.pending.size };
   }

@@ -3,13 +3,16 @@
  * consumer group. Entries survive restarts of every consumer; an entry is pending (leased to the
  * consumer that read it) until XACK, then deleted (XDEL) so streams do not grow. Each operation is
  * one Lua script, so a strict-priority read over several streams costs one round trip and happens
- * atomically. Stream keys share a hash tag, so the scripts also run on Redis Cluster.
+ * atomically (`unacked`, a scan for the scheduler's reconciliation, pages with XRANGE). Stream keys share a hash tag, so the scripts also run on Redis Cluster.
  */
 import type { RedisClient } from './redis-scripts.js';
 
 /** The queue's scripts in REDIS_SCRIPTS. */
 type QueueScript = 'queueTake' | 'queuePendingOf' | 'queueClaimStale' | 'queueTouch' | 'queueAck' | 'queueWaiting' | 'queueStats';
 import { clampPriority, type QueueEntry, type QueueStats, type WorkQueue } from './queue.js';
+
+/** Stream entries read per XRANGE by `unacked`. */
+const UNACKED_PAGE = 1000;
 
 
 
@@ -94,6 +97,27 @@ export class RedisWorkQueue implements WorkQueue {
 
   async waiting(limit = 1_000_000): Promise<QueueEntry[]> {
     return entries(await this.run('queueWaiting', [this.group, String(limit)]));
+  }
+
+  async unacked(): Promise<QueueEntry[]> {
+    // Acknowledged entries are deleted from their stream: what a stream holds is unacknowledged.
+    const out: QueueEntry[] = [];
+    for (const [p, key] of this.keys.entries()) {
+      let start = '-';
+      for (;;) {
+        const page = await this.client.xRange(key, start, '+', { COUNT: UNACKED_PAGE });
+        for (const e of page) out.push({ id: `${p}:${e.id}`, item: String(e.message['item'] ?? ''), priority: p });
+        if (page.length < UNACKED_PAGE) break;
+        start = `(${page.at(-1)!.id}`;
+      }
+    }
+    return out;
+  }
+
+  onReconnect(listener: () => void): () => void {
+    // The client is connected when the queue opens: every later "ready" is a reconnection.
+    this.client.on('ready', listener);
+    return () => void this.client.off('ready', listener);
   }
 
   async stats(): Promise<QueueStats> {

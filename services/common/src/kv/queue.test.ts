@@ -73,6 +73,18 @@ for (const backend of kvBackends()) {
       assert.deepEqual(await q.take('c1', 5), [], 'an acked waiting entry is gone');
     });
 
+    it('lists every unacknowledged entry, waiting or pending for any consumer, by priority then age', async (t) => {
+      const q = await openWorkQueue(await backend.open(t), { name: 'jobs' });
+      assert.deepEqual(await q.unacked(), []);
+      for (const [item, p] of [['low-1', 3], ['high-1', 0], ['low-2', 3], ['high-2', 0], ['mid', 1]] as const) await q.add(item, p);
+      const taken = await q.take('c1', 2);
+      await q.take('c2', 1);
+      assert.deepEqual(items(await q.unacked()), ['high-1', 'high-2', 'mid', 'low-1', 'low-2']);
+      await q.ack(taken);
+      assert.deepEqual(items(await q.unacked()), ['mid', 'low-1', 'low-2']);
+      assert.deepEqual((await q.unacked()).map((e) => e.priority), [1, 3, 3]);
+    });
+
     it('lets another consumer claim entries left idle by a dead one, not fresh or touched ones', async (t) => {
       const q = await openWorkQueue(await backend.open(t), { name: 'jobs' });
       for (const x of ['a', 'b', 'c']) await q.add(x, 2);

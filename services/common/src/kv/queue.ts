@@ -50,6 +50,17 @@ export interface WorkQueue {
   ack(entries: readonly QueueEntry[]): Promise<void>;
   /** Entries not yet delivered, in delivery order (at most `limit`). */
   waiting(limit?: number): Promise<QueueEntry[]>;
+  /**
+   * Every entry not yet acknowledged, waiting or pending for any consumer, by priority then age:
+   * what the queue still holds (the scheduler compares it with the waiting jobs).
+   */
+  unacked(): Promise<QueueEntry[]>;
+  /**
+   * Calls `listener` each time the backend is reachable again after a lost connection (Redis:
+   * every reconnection, after which the queue may have lost its entries; never in-process).
+   * Returns a function removing the listener.
+   */
+  onReconnect(listener: () => void): () => void;
   /** Current sizes. */
   stats(): Promise<QueueStats>;
 }

@@ -512,11 +512,16 @@ export class JobRepository {
     return this.transition(jobId, rows);
   }
 
-  /** Jobs waiting for dispatch, most urgent first, then oldest first. */
-  async listWaiting(): Promise<WaitingJob[]> {
+  /**
+   * Jobs waiting for dispatch, most urgent first, then oldest first; with `minAgeSeconds`, only
+   * those that entered their waiting state at least that long ago.
+   */
+  async listWaiting(minAgeSeconds = 0): Promise<WaitingJob[]> {
     const rows = await this.db.query<{ job_id: string; priority: number; voice: string; engine: string; characters: number }>(
       `SELECT job_id, priority, voice, engine, characters FROM jobs
-       WHERE state IN ('queued', 'retrying') ORDER BY priority, created_at, job_id`,
+       WHERE state IN ('queued', 'retrying') AND updated_at <= now() - make_interval(secs => $1::double precision)
+       ORDER BY priority, created_at, job_id`,
+      [minAgeSeconds],
     );
     return rows.map((r) => ({ jobId: r.job_id, priority: r.priority, voice: r.voice, engine: r.engine, characters: r.characters }));
   }

@@ -32,8 +32,14 @@
  * - Restart: `start()` takes the lease (replacing the previous incarnation of this SCHEDULER_ID),
  *   requeues the running jobs no live scheduler holds (its previous incarnation's among them, never
  *   another live scheduler's), acknowledges its own pending entries and re-adds every waiting job
- *   missing from the queue (the in-process queue starts empty; a duplicate entry is harmless: only
- *   one claim succeeds). Entries held by another, silent scheduler are taken over after the lease.
+ *   missing from the queue (the in-process queue starts empty). Entries held by another, silent
+ *   scheduler are taken over after the lease.
+ * - Reconciliation: the database is the truth, the queue only points at it. Besides the start,
+ *   every waiting job missing from the queue (waiting or pending entries of any consumer) is re-added
+ *   by the orphan sweep once it has waited RECONCILE_MIN_AGE_SECONDS (a Redis restarted without
+ *   persistence, or flushed), after a reconnection of the queue, and after a queue operation failed
+ *   (a submission during a Redis outage is recorded and queued once Redis answers again). Several
+ *   schedulers may re-add one job: a duplicate entry is harmless, only one claim succeeds.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -122,6 +128,12 @@ interface Running {
  */
 const LOOKAHEAD_PER_SLOT = 4;
 
+/**
+ * A waiting job missing from the queue is re-added by the periodic reconciliation only after this
+ * long in its state, so one whose entry is being added right now (submission, retry) is left alone.
+ */
+const RECONCILE_MIN_AGE_SECONDS = 5;
+
 const extensionOf = (format: AudioFormat): string => (format === 'opus' ? 'ogg' : format);
 
 function byPriority(a: HeldEntry, b: HeldEntry): number {
@@ -146,6 +158,11 @@ export class Dispatcher {
   readonly runner = randomUUID();
   /** The lease was found taken by another process with the same SCHEDULER_ID (reported once). */
   private leaseLostReported = false;
+  /** A queue operation failed (e.g. Redis unreachable): reconcile at the next poll until one succeeds. */
+  private queueTrouble = false;
+  /** The reconciliation in progress, if any (one at a time). */
+  private reconciling: Promise<boolean> | undefined;
+  private stopListening: () => void = () => undefined;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -157,23 +174,17 @@ export class Dispatcher {
     for (const job of interrupted) this.options.notifier.notify(job.jobId);
     const ownPending = await queue.pendingOf(this.options.consumer);
     await queue.ack(ownPending);
-    const queued = new Set<string>();
-    for (const e of await queue.waiting()) {
-      const job = decodeQueuedJob(e.item);
-      if (job) queued.add(job.jobId);
-    }
-    let added = 0;
-    for (const w of await repo.listWaiting()) {
-      if (queued.has(w.jobId)) continue;
-      await queue.add(encodeQueuedJob(w), w.priority);
-      added++;
-    }
+    const added = await this.addMissing(0);
     if (interrupted.length > 0 || added > 0 || ownPending.length > 0) {
       logger.info('jobs recovered', { requeued_running: interrupted.length, released_entries: ownPending.length, re_added: added });
     }
     logger.info('scheduler lease taken', { scheduler_id: this.options.consumer, runner: this.runner });
+    this.stopListening = queue.onReconnect(() => {
+      logger.info('job queue reconnected: reconciling it with the waiting jobs');
+      this.noteQueueTrouble();
+    });
     this.timers = [
-      setInterval(() => this.kick(), this.options.pollMs),
+      setInterval(() => this.poll(), this.options.pollMs),
       setInterval(() => this.watchdog(), this.options.watchdogMs),
       setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3))),
       setInterval(() => void this.sweepOrphans(), this.options.leaseMs),
@@ -230,6 +241,15 @@ export class Dispatcher {
     this.queueDrained = false;
   }
 
+  /**
+   * Notes that a queue operation failed or the queue reconnected: waiting jobs may be missing from
+   * it, so it is reconciled with the database at every poll until that succeeds.
+   */
+  noteQueueTrouble(): void {
+    this.queueTrouble = true;
+    this.queueDrained = false;
+  }
+
   /** Stops the job's synthesis if it is running here (the job was cancelled). */
   cancel(jobId: string): void {
     const run = this.running.get(jobId);
@@ -254,7 +274,9 @@ export class Dispatcher {
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    this.stopListening();
     await this.pumpDone;
+    await this.reconciling;
     const settled = (): Promise<unknown> => Promise.allSettled([...this.running.values()].map((r) => r.settled));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -275,8 +297,65 @@ export class Dispatcher {
         await this.pumpOnce();
       } while (this.kickPending && !this.stopped);
     } catch (err) {
-      this.options.logger.error('job dispatch failed', { err });
+      // One line per outage, not one per poll.
+      if (!this.queueTrouble) this.options.logger.error('job dispatch failed', { err });
+      this.noteQueueTrouble();
     }
+  }
+
+  /** The poll: reconciles the queue first while it is in trouble, then looks for work. */
+  private poll(): void {
+    if (this.queueTrouble && !this.reconciling) {
+      void this.reconcile(0).then((ok) => {
+        if (ok) this.queueTrouble = false;
+      });
+    }
+    this.kick();
+  }
+
+  /**
+   * Re-adds waiting jobs missing from the queue (see the module comment); resolves to false when
+   * the database or the queue failed. One reconciliation runs at a time.
+   */
+  private reconcile(minAgeSeconds: number): Promise<boolean> {
+    this.reconciling ??= this.addMissing(minAgeSeconds)
+      .then(
+        (added) => {
+          if (added > 0) {
+            this.options.logger.info('jobs missing from the queue re-added', { re_added: added });
+            this.noteQueued();
+            this.kick();
+          }
+          return true;
+        },
+        (err: unknown) => {
+          this.options.logger.debug('queue reconciliation failed', { err });
+          return false;
+        },
+      )
+      .finally(() => (this.reconciling = undefined));
+    return this.reconciling;
+  }
+
+  /** Adds an entry for each job waiting at least `minAgeSeconds` that the queue (and this process) does not hold; resolves to their number. */
+  private async addMissing(minAgeSeconds: number): Promise<number> {
+    const { repo, queue } = this.options;
+    // The jobs first, then the queue: an entry taken and acknowledged in between belongs to a job
+    // no longer waiting, which at worst gets a harmless duplicate.
+    const waiting = await repo.listWaiting(minAgeSeconds);
+    if (waiting.length === 0) return 0;
+    const present = new Set<string>([...this.held.map((h) => h.job.jobId), ...this.running.keys()]);
+    for (const e of await queue.unacked()) {
+      const job = decodeQueuedJob(e.item);
+      if (job) present.add(job.jobId);
+    }
+    let added = 0;
+    for (const w of waiting) {
+      if (present.has(w.jobId)) continue;
+      await queue.add(encodeQueuedJob(w), w.priority);
+      added++;
+    }
+    return added;
   }
 
   private async pumpOnce(): Promise<void> {
@@ -483,7 +562,7 @@ export class Dispatcher {
   private async failAttempt(run: Running, job: Dispatched, err: unknown): Promise<boolean> {
     if (run.reason === 'shutdown') return false;
     if (run.reason === 'cancelled') return true;
-    const { repo, queue, notifier, logger } = this.options;
+    const { repo, notifier, logger } = this.options;
     const tts = err instanceof TtsError ? err : new TtsError('INTERNAL_ERROR', undefined, { cause: err });
     // UNAVAILABLE without a catalogue code is the transport failing: the node process is gone.
     const lost = run.reason === 'node_lost' || tts.code === 'TTS_NO_NODE_AVAILABLE';
@@ -496,8 +575,7 @@ export class Dispatcher {
       this.excluded.set(job.jobId, failedOn);
       const next = await repo.retryOrFail(job.jobId, run.attempt, code, message, this.runner);
       if (next?.state === 'retrying') {
-        await queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
-        this.noteQueued();
+        await this.requeue({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }, job.priority);
       } else {
         this.excluded.delete(job.jobId);
       }
@@ -510,8 +588,22 @@ export class Dispatcher {
   }
 
   /**
-   * Requeues running jobs nobody will finish: this scheduler's whose outcome was not recorded, and
-   * those of schedulers without a live lease.
+   * Adds a job now waiting (retrying) to the queue. When the queue fails, the job stays recorded as
+   * waiting and the reconciliation adds it once the queue answers again.
+   */
+  private async requeue(job: QueuedJob, priority: number): Promise<void> {
+    try {
+      await this.options.queue.add(encodeQueuedJob(job), priority);
+      this.noteQueued();
+    } catch (err) {
+      this.options.logger.warn('queueing a retry failed; it is queued when the queue answers again', { job_id: job.jobId, err });
+      this.noteQueueTrouble();
+    }
+  }
+
+  /**
+   * Requeues running jobs nobody will finish (this scheduler's whose outcome was not recorded, and
+   * those of schedulers without a live lease), then reconciles the queue with the waiting jobs.
    */
   private async sweepOrphans(): Promise<void> {
     if (this.stopped) return;
@@ -520,16 +612,14 @@ export class Dispatcher {
         if (this.running.has(orphan.jobId)) continue;
         const message = orphan.runner === this.runner ? 'The outcome of the attempt was lost.' : 'The scheduler running the job stopped.';
         const next = await this.options.repo.retryOrFail(orphan.jobId, orphan.attempts, 'JOB_NODE_LOST', message, orphan.runner);
-        if (next?.state === 'retrying') {
-          await this.options.queue.add(encodeQueuedJob({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }), next.priority);
-          this.noteQueued();
-        }
+        if (next?.state === 'retrying') await this.requeue({ jobId: next.jobId, voice: next.spec.voice, engine: next.spec.engine, characters: next.characters }, next.priority);
         this.options.notifier.notify(orphan.jobId);
       }
       this.kick();
     } catch (err) {
       this.options.logger.warn('orphan sweep failed', { err });
     }
+    if (!(await this.reconcile(RECONCILE_MIN_AGE_SECONDS))) this.noteQueueTrouble();
   }
 
   /** Cancels the calls of running jobs whose node stopped heart-beating or left. */

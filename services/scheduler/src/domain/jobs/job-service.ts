@@ -119,7 +119,8 @@ export class JobService {
 
   /**
    * Records a job and queues it (state queued, event 1), or, when nothing waits and a node has a
-   * free slot, dispatches it at once (state running, events 1 and 2). Resolves once it is durable.
+   * free slot, dispatches it at once (state running, events 1 and 2). Resolves once it is durable:
+   * when the queue is unreachable (Redis down) the recorded job is queued once it answers again.
    * A job that would queue is refused with TTS_OVERLOADED while the queue's estimated drain time
    * (stats().etaSeconds, re-read at most once a second) exceeds SCHEDULER_JOB_MAX_QUEUE_WAIT_SEC.
    */
@@ -141,8 +142,14 @@ export class JobService {
     if (started) return started;
     await this.admitQueued();
     const job = await store.repo.insert(newJob);
-    await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
-    store.dispatcher.noteQueued();
+    try {
+      await store.queue.add(encodeQueuedJob({ jobId: job.jobId, voice: job.spec.voice, engine: job.spec.engine, characters: job.characters }), job.priority);
+      store.dispatcher.noteQueued();
+    } catch (err) {
+      // The job is durable: the dispatcher's reconciliation queues it once the queue answers again.
+      this.o.logger.warn('queueing a submitted job failed; it is queued when the queue answers again', { job_id: job.jobId, err });
+      store.dispatcher.noteQueueTrouble();
+    }
     store.dispatcher.kick();
     return job;
   }
