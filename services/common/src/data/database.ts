@@ -57,15 +57,17 @@ export class DatabaseError extends Error {
 }
 
 /**
- * True when `err` is the connection failing (the server down, restarting or unreachable) rather
- * than a statement refused: the same call may succeed later.
+ * True when the database cannot serve right now, rather than refusing the statement: the
+ * connection failed (the server down, restarting or unreachable) or the server ran out of a
+ * resource (disk full, memory, connections). The same call may succeed later.
  */
-export function isConnectionFailure(err: unknown): boolean {
+export function isUnavailable(err: unknown): boolean {
   if (!(err instanceof DatabaseError)) return false;
   const state = err.sqlState;
-  // No SQLSTATE: the driver lost the connection; 08xxx: connection exception; 57P01-57P03: the
-  // server shutting down or starting; E...: a socket error (ECONNREFUSED, ECONNRESET).
-  return state === undefined || /^(08|57P0[123])/.test(state) || /^E[A-Z]+$/.test(state);
+  // No SQLSTATE: the driver lost the connection; 08xxx: connection exception; 53xxx: insufficient
+  // resources (53100 disk full); 57P01-57P03: the server shutting down or starting; E...: a socket
+  // error (ECONNREFUSED, ECONNRESET).
+  return state === undefined || /^(08|53|57P0[123])/.test(state) || /^E[A-Z]+$/.test(state);
 }
 
 /** SQLSTATE raised by the append-only trigger on audit and usage tables (restrict_violation). */

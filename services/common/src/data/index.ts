@@ -4,7 +4,7 @@
  * repositories live in the process that uses them (`facade/src/data/`, `services/scheduler/src/data/`).
  * Every query is parameterized; no SQL is ever built from input.
  */
-export { DatabaseError, isConnectionFailure, SQLSTATE_APPEND_ONLY, type Database, type Queryable, type Row, type SqlParam } from './database.js';
+export { DatabaseError, isUnavailable, SQLSTATE_APPEND_ONLY, type Database, type Queryable, type Row, type SqlParam } from './database.js';
 export { openDatabase, openEmbeddedDatabases, type OpenDatabaseOptions } from './open.js';
 export { MigrationError, migrationChecksum } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';

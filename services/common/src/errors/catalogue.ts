@@ -369,8 +369,12 @@ export const ERROR_CATALOGUE = {
     hint: 'Submit the job again; the platform retried it on other nodes up to its attempt limit.', openaiType: 'server_error', retryable: true,
   },
   JOB_STORE_UNAVAILABLE: {
-    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The job store (the database) cannot be reached right now.',
+    http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'The job store (the database) cannot serve right now: unreachable, restarting or out of space.',
     hint: 'Retry after the Retry-After delay; a refused submission recorded no job.', openaiType: 'server_error', retryable: true,
+  },
+  JOB_STORAGE_FULL: {
+    http: 503, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The data directory has no space left for the job\'s audio.',
+    hint: 'Submit the job again once the operator has freed space under DATA_DIR.', openaiType: 'server_error', retryable: true,
   },
   JOB_RESULT_MISSING: {
     http: 410, grpc: GrpcStatus.NOT_FOUND, message: 'The audio of this job is no longer stored.',

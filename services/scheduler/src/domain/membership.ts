@@ -11,6 +11,8 @@ export interface NodeEntry {
   lastHeartbeatMs: number;
   /** Work the scheduler routed here since the node's last report, in estimated compute seconds. */
   routedSinceReport: number;
+  /** A call to the node failed at the transport since its last report: no new work until it reports. */
+  suspect?: boolean;
 }
 
 /** Node membership. */
@@ -33,7 +35,17 @@ export class Membership {
     entry.status = status;
     entry.lastHeartbeatMs = this.now();
     entry.routedSinceReport = 0;
+    entry.suspect = false;
     return true;
+  }
+
+  /**
+   * Gives a node no new work until its next report: a call to it failed at the transport (its
+   * process is likely gone), and waiting for its heartbeat time-out would send it more jobs.
+   */
+  suspect(nodeId: string): void {
+    const entry = this.nodes.get(nodeId);
+    if (entry) entry.suspect = true;
   }
 
   /** True when the node reported within the time-out. */
@@ -41,9 +53,9 @@ export class Membership {
     return this.now() - entry.lastHeartbeatMs <= this.timeoutMs;
   }
 
-  /** Nodes that are healthy and READY. */
+  /** Nodes that are healthy, READY and not suspect. */
   ready(): NodeEntry[] {
-    return [...this.nodes.values()].filter((e) => this.healthy(e) && e.status.state === NodeState.NODE_STATE_READY);
+    return [...this.nodes.values()].filter((e) => this.healthy(e) && !e.suspect && e.status.state === NodeState.NODE_STATE_READY);
   }
 
   /** The node with this id, or undefined. */

@@ -16,7 +16,7 @@ import type {
 import { JobOwnerKind } from '@tts/proto/scheduler';
 import { toServiceError } from '@tts/common';
 import { TtsError } from '@tts/common';
-import { isConnectionFailure } from '@tts/common/data';
+import { isUnavailable } from '@tts/common/data';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { callerOf, checkVisible, visibleJob, type Caller } from './callers.js';
 import { eventMessage, jobMessage, ownerKindOf, specOf, stateMessage } from './job-messages.js';
@@ -25,13 +25,13 @@ type Unary<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData
 
 /**
  * Adapts an async function to a unary handler: the caller is authenticated first (callers.ts);
- * failures become catalogue gRPC errors, a database out of reach JOB_STORE_UNAVAILABLE (503).
+ * failures become catalogue gRPC errors, a database out of reach (or of space) JOB_STORE_UNAVAILABLE (503).
  */
 function unary<Req, Res>(ctx: SchedulerContext, fn: (request: Req, caller: Caller) => Promise<Res>): Unary<Req, Res> {
   return (call, callback) => {
     callerOf(ctx, call.metadata).then((caller) => fn(call.request, caller)).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(isConnectionFailure(err) ? new TtsError('JOB_STORE_UNAVAILABLE', undefined, { retryAfterSec: 2, cause: err }) : err)),
+      (err: unknown) => callback(toServiceError(isUnavailable(err) ? new TtsError('JOB_STORE_UNAVAILABLE', undefined, { retryAfterSec: 2, cause: err }) : err)),
     );
   };
 }

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { TtsError } from '@tts/common';
 
 /** Where an artifact was stored. */
 export interface StoredArtifact {
@@ -27,7 +28,10 @@ export class ArtifactStore {
     this.root = resolve(dataDir);
   }
 
-  /** Stores `audio` as `<sha256>.<extension>`; returns at once when the same content is already there. */
+  /**
+   * Stores `audio` as `<sha256>.<extension>`; returns at once when the same content is already
+   * there. A full disk is JOB_STORAGE_FULL (retryable: the job is retried, then fails with it).
+   */
   async save(audio: Uint8Array, extension: string): Promise<StoredArtifact> {
     if (!/^[a-z0-9]{1,8}$/.test(extension)) throw new RangeError(`Invalid artifact extension "${extension}"`);
     const sha256 = createHash('sha256').update(audio).digest('hex');
@@ -42,6 +46,8 @@ export class ArtifactStore {
       await rename(temporary, absolute);
     } catch (err) {
       await rm(temporary, { force: true });
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' || code === 'EDQUOT') throw new TtsError('JOB_STORAGE_FULL', undefined, { cause: err });
       throw err;
     }
     return { sha256, path, bytes: audio.length };

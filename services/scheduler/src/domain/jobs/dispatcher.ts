@@ -12,9 +12,9 @@
  *   job's outcome is in the database; a job runs only after a conditional claim
  *   (queued|retrying -> running) succeeds, so stale or duplicate entries are dropped, and
  *   completion is a conditional update, so a job finished twice stores one result.
- * - Node loss: a call that fails as UNAVAILABLE (the node process died) or a node that stops
- *   heart-beating (checked every watchdog period; its call is cancelled) puts the job back in the
- *   queue (retrying, attempts + 1, preferring other nodes) until max attempts, then fails it with
+ * - Node loss: a call that fails as UNAVAILABLE (the node process died; the node gets no new work
+ *   until it reports again) or a node that stops heart-beating (checked every watchdog period; its
+ *   call is cancelled) puts the job back in the queue (retrying, attempts + 1, preferring other nodes) until max attempts, then fails it with
  *   JOB_NODE_LOST. Other retryable errors retry the same way with their own code; the rest fail
  *   the job at once.
  * - Idle fast path: a job submitted while nothing waits and a node has a free slot for it is
@@ -566,6 +566,7 @@ export class Dispatcher {
     const tts = err instanceof TtsError ? err : new TtsError('INTERNAL_ERROR', undefined, { cause: err });
     // UNAVAILABLE without a catalogue code is the transport failing: the node process is gone.
     const lost = run.reason === 'node_lost' || tts.code === 'TTS_NO_NODE_AVAILABLE';
+    if (tts.code === 'TTS_NO_NODE_AVAILABLE') this.options.membership.suspect(run.nodeId);
     const code = lost ? 'JOB_NODE_LOST' : tts.code;
     const message = lost ? `Node ${run.nodeId} was lost while running the job.` : tts.message;
     logger.warn('job attempt failed', { job_id: job.jobId, node_id: run.nodeId, attempt: run.attempt, code, err: err instanceof Error ? err.message : String(err) });
