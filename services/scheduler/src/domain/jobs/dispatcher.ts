@@ -14,9 +14,9 @@
  *   completion is a conditional update, so a job finished twice stores one result.
  * - Node loss: a call that fails as UNAVAILABLE (the node process died; the node gets no new work
  *   until it reports again) or a node that stops heart-beating (checked every watchdog period; its
- *   call is cancelled) puts the job back in the queue (retrying, attempts + 1, preferring other nodes) until max attempts, then fails it with
- *   JOB_NODE_LOST. Other retryable errors retry the same way with their own code; the rest fail
- *   the job at once.
+ *   call is cancelled) puts the job back in the queue (retrying, attempts + 1, preferring other
+ *   nodes) until max attempts, then fails it with JOB_NODE_LOST. Other retryable errors retry the
+ *   same way with their own code; the rest fail the job at once.
  * - Idle fast path: a job submitted while nothing waits and a node has a free slot for it is
  *   dispatched at once: the node starts while the job row is written (as running) in parallel, so
  *   the scheduling overhead is not a database commit. The submitter's answer still waits for the
@@ -337,7 +337,10 @@ export class Dispatcher {
     return this.reconciling;
   }
 
-  /** Adds an entry for each job waiting at least `minAgeSeconds` that the queue (and this process) does not hold; resolves to their number. */
+  /**
+   * Adds an entry for each job waiting at least `minAgeSeconds` that neither the queue nor this
+   * process holds; resolves to their number.
+   */
   private async addMissing(minAgeSeconds: number): Promise<number> {
     const { repo, queue } = this.options;
     // The jobs first, then the queue: an entry taken and acknowledged in between belongs to a job
