@@ -13,6 +13,8 @@ export interface JobOutcome {
   readonly completedEvents: number;
   /** The error code of a failed job. */
   readonly errorCode?: string | undefined;
+  /** True when the job was retried (an attempt lost or failed retryably). */
+  readonly retried: boolean;
 }
 
 /** The figures a fault test prints and docs/reliability.md records. */
@@ -22,6 +24,8 @@ export interface FaultFigures {
   /** Submissions refused with an error code (not jobs: the client was told). */
   readonly refused: Readonly<Record<string, number>>;
   readonly completed: number;
+  /** Jobs that needed more than one attempt. */
+  readonly retried: number;
   /** Failed jobs by error code. */
   readonly failed: Readonly<Record<string, number>>;
   readonly lost: number;
@@ -33,6 +37,8 @@ const FINAL = new Set(['completed', 'failed', 'cancelled']);
 /** The jobs of one fault scenario. */
 export class FaultLedger {
   readonly jobIds: string[] = [];
+  /** Each job's last known state, as `settle` left it. */
+  readonly states = new Map<string, string>();
   private readonly refusals: Record<string, number> = {};
 
   constructor(readonly fault: string) {}
@@ -61,20 +67,26 @@ export class FaultLedger {
     let open = [...this.jobIds];
     while (open.length > 0 && Date.now() < deadline) {
       const results = await Promise.all(open.map(async (id) => [id, await outcome(id).catch(() => undefined)] as const));
-      for (const [id, o] of results) if (o) last.set(id, o);
+      for (const [id, o] of results) {
+        if (!o) continue;
+        last.set(id, o);
+        this.states.set(id, o.state);
+      }
       open = open.filter((id) => !FINAL.has(last.get(id)?.state ?? ''));
       if (open.length > 0) await new Promise((r) => setTimeout(r, 250));
     }
     const failed: Record<string, number> = {};
     let completed = 0;
     let duplicated = 0;
+    let retried = 0;
     for (const id of this.jobIds) {
       const o = last.get(id);
+      if (o?.retried) retried++;
       if (o?.state === 'completed') completed++;
       if (o?.state === 'failed') failed[o.errorCode ?? 'none'] = (failed[o.errorCode ?? 'none'] ?? 0) + 1;
       if ((o?.completedEvents ?? 0) > 1) duplicated++;
     }
-    const figures: FaultFigures = { fault: this.fault, submitted: this.jobIds.length, refused: { ...this.refusals }, completed, failed, lost: open.length, duplicated };
+    const figures: FaultFigures = { fault: this.fault, submitted: this.jobIds.length, refused: { ...this.refusals }, completed, retried, failed, lost: open.length, duplicated };
     console.log(`fault figures: ${JSON.stringify(figures)}`);
     assert.deepEqual(open.map((id) => `${id}: ${last.get(id)?.state ?? 'unknown'}`), [], `${this.fault}: jobs left unfinished (lost)`);
     assert.equal(duplicated, 0, `${this.fault}: jobs completed more than once`);
