@@ -48,6 +48,9 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
  */
 async function ownedServer(url: string, port: number, dir: string, launch: () => Promise<ChildProcess>, stopSignal: NodeJS.Signals): Promise<PrivateServer> {
   let child: ChildProcess | undefined;
+  // A test runner that dies without its after hooks must not leave the server running.
+  const orphaned = (): void => void child?.kill('SIGKILL');
+  process.once('exit', orphaned);
   const server: PrivateServer = {
     url,
     port,
@@ -62,6 +65,7 @@ async function ownedServer(url: string, port: number, dir: string, launch: () =>
     },
     async destroy() {
       await server.stop();
+      process.off('exit', orphaned);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -81,16 +85,19 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
   return ownedServer(`redis://127.0.0.1:${port}`, port, dir, launch, 'SIGTERM');
 }
 
-/** The directory of PostgreSQL's server programs (initdb, postgres). */
+/** The directory of PostgreSQL's server programs (initdb, postgres): pg_config's, else Debian's newest. */
 function postgresBin(): string {
+  let configured = '';
   try {
-    return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+    configured = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
-    const root = '/usr/lib/postgresql';
-    const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-    if (versions[0] === undefined) throw new Error('PostgreSQL server programs not found (install postgresql)');
-    return join(root, versions[0], 'bin');
+    configured = ''; // no pg_config (it comes with libpq-dev, not with the server)
   }
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = [configured, ...versions.map((v) => join(root, v, 'bin'))].find((dir) => dir !== '' && existsSync(join(dir, 'initdb')));
+  if (found === undefined) throw new Error('PostgreSQL server programs (initdb) not found: install postgresql');
+  return found;
 }
 
 /** Runs a PostgreSQL server program as the current user, or as `postgres` when root (setpriv execs it: signals reach it). */
