@@ -1,5 +1,5 @@
 /**
- * Builds the Express application: request ids, JSON parsing, the OpenAPI validator, one route per
+ * Builds the Express application: request ids, access control, capped body reading, the OpenAPI validator, one route per
  * documented operation, and the one error middleware.
  */
 import './locals.js';
@@ -11,19 +11,32 @@ import { webApp } from './middleware/web-app.js';
 import { apiResponseDefaults, noSniff } from './middleware/security-headers.js';
 import { cors } from './middleware/cors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
-import { multipartUploads } from './middleware/uploads.js';
+import { requestBody } from './middleware/bodies.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { installClientAddress } from './middleware/client-address.js';
 import { RouteMatcher } from './slo/routes.js';
 import { operationsOf } from './domain/openapi-document.js';
 import type { FacadeDeps, HandlerContext, OperationId } from './handler-context.js';
 import { OPERATIONS } from './operations.js';
+import { TtsError } from '@tts/common';
 
 /** A handler of some operation, as the router calls it. */
 type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<void>;
 
+/**
+ * Refuses a query or path number that is not finite (`1e400`, `Infinity`): the validator's
+ * coercion lets such values pass bounds checks, and no documented parameter takes one.
+ */
+function refuseNonFinite(values: Record<string, unknown>, where: 'query' | 'params'): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new TtsError('VALIDATION_FAILED', `${name} must be a finite number within its documented range.`, { loc: [where, name] });
+  }
+}
+
 function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
   return async (req, res) => {
+    refuseNonFinite(req.query, 'query');
+    refuseNonFinite(req.params, 'params');
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
@@ -38,19 +51,14 @@ function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
 const expressPath = (openApiPath: string): string => openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 
 /**
- * Registers each operation's access control. It runs before body parsing and validation, so an
- * unauthenticated caller learns nothing about what a valid body looks like.
+ * Registers each operation's access control, then its body reader (middleware/bodies.ts: the
+ * operation's media types and size caps). Access control runs before the body is read and
+ * validated, so an unauthenticated caller learns nothing about what a valid body looks like.
  */
 function registerAccessControl(app: Express, deps: FacadeDeps): void {
+  const limits = { maxJsonBytes: deps.config.maxBodyBytes, maxUploadBytes: deps.config.maxUploadBytes, uploadTmpDir: deps.config.uploadTmpDir };
   for (const op of operationsOf(deps.openapi)) {
-    app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security, op), deps.access));
-    const cap = op.maxUploadBytes;
-    if (cap !== undefined) {
-      app[op.method](expressPath(op.path), (_req, res, next) => {
-        res.locals.uploadLimitBytes = cap;
-        next();
-      });
-    }
+    app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security, op), deps.access), requestBody(op, limits));
   }
 }
 
@@ -80,9 +88,6 @@ export function createApp(deps: FacadeDeps): Express {
   if (web) app.use(web);
   app.use(apiResponseDefaults());
   registerAccessControl(app, deps);
-  app.use(multipartUploads({ maxFileBytes: deps.config.maxUploadBytes, tmpDir: deps.config.uploadTmpDir }));
-  app.use(express.json({ limit: deps.config.maxBodyBytes, strict: true }));
-  app.use(express.urlencoded({ limit: '64kb', extended: false }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.openapi.document) as never,

@@ -96,6 +96,12 @@ export interface FacadeConfig {
   readonly ephemeral: boolean;
   /** Lifetime of a web job token, seconds. @default 86400 (TTS_JOB_TOKEN_TTL_SEC) */
   readonly jobTokenTtlSec: number;
+  /**
+   * Window in which repeated job-token denials of one client address for one job are one job access
+   * audit record (the first at once, the repeats with their count when the window closes), ms;
+   * 0 = one record per denial. @default 60000 (TTS_AUDIT_DENIAL_WINDOW_MS)
+   */
+  readonly auditDenialWindowMs: number;
   /** SLO objectives and alerting guard (JSON). @default 99.9 %, p95 1 s (synthesis 5 s), 50 requests (TTS_SLO_OBJECTIVES) */
   readonly sloObjectives: SloObjectives;
   /** Age after which SLI rows are deleted, days (the dashboard reaches 7 days back, alerts 3 more). @default 10 (TTS_SLO_RETENTION_DAYS) */
@@ -184,6 +190,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     secureCookies: envBool(env, 'TTS_SECURE_COOKIES', false),
     ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
     jobTokenTtlSec: envInt(env, 'TTS_JOB_TOKEN_TTL_SEC', 86_400, { min: 60, max: 30 * 86_400 }),
+    auditDenialWindowMs: envInt(env, 'TTS_AUDIT_DENIAL_WINDOW_MS', 60_000, { min: 0, max: 3_600_000 }),
     sloObjectives: parseObjectives(envOptional(env, 'TTS_SLO_OBJECTIVES')),
     sloRetentionDays: envInt(env, 'TTS_SLO_RETENTION_DAYS', 10, { min: 1, max: 3650 }),
     artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),

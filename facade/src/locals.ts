@@ -22,8 +22,6 @@ declare global {
       caller?: Caller;
       /** The rate-limit decision of a credentialed call. */
       rateLimit?: RateLimitDecision;
-      /** The operation's own cap on an uploaded file, below the global one (`x-max-upload-bytes`). */
-      uploadLimitBytes?: number;
       /** Files of a multipart request, on disk until the response ends (middleware/uploads.ts). */
       uploads?: readonly UploadedFile[];
     }

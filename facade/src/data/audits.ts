@@ -24,14 +24,20 @@ export interface JobAccessInput {
   readonly allowed: boolean;
   /** Short machine-readable reason, e.g. "owner", "not_owner", "job_not_found". */
   readonly reason: string;
+  /** Requests the record stands for (repeated denials aggregated, see domain/denied-access.ts). @default 1 */
+  readonly attempts?: number;
+  /** The client address, where the record names one. @default null */
+  readonly clientAddress?: string | null;
   /** @default now (the database clock) */
   readonly at?: Date;
 }
 
 /** A job access record as stored. */
-export interface JobAccessRecord extends Omit<JobAccessInput, 'at'> {
+export interface JobAccessRecord extends Omit<JobAccessInput, 'at' | 'attempts' | 'clientAddress'> {
   readonly id: number;
   readonly createdAt: Date;
+  readonly attempts: number;
+  readonly clientAddress: string | null;
 }
 
 /** Filters of the job access audit. */
@@ -95,6 +101,8 @@ interface JobAccessRow {
   owner_key_id: string | null;
   allowed: boolean;
   reason: string;
+  attempts: number;
+  client_address: string | null;
   total: number;
 }
 
@@ -119,16 +127,16 @@ export class AuditRepository {
   /** Appends one job access record. */
   async recordJobAccess(input: JobAccessInput): Promise<void> {
     await this.db.query(
-      `INSERT INTO job_access_audit (created_at, request_id, endpoint, job_id, requester_kind, requester_key_id, owner_key_id, allowed, reason)
-       VALUES (COALESCE($1::timestamptz, now()), $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::boolean, $9::text)`,
-      [input.at ?? null, input.requestId, input.endpoint, input.jobId, input.requesterKind, input.requesterKeyId, input.ownerKeyId, input.allowed, input.reason],
+      `INSERT INTO job_access_audit (created_at, request_id, endpoint, job_id, requester_kind, requester_key_id, owner_key_id, allowed, reason, attempts, client_address)
+       VALUES (COALESCE($1::timestamptz, now()), $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::boolean, $9::text, $10::integer, $11::text)`,
+      [input.at ?? null, input.requestId, input.endpoint, input.jobId, input.requesterKind, input.requesterKeyId, input.ownerKeyId, input.allowed, input.reason, input.attempts ?? 1, input.clientAddress ?? null],
     );
   }
 
   /** Job access records matching `filter`, newest first. */
   async listJobAccess(filter: JobAccessFilter): Promise<AuditPage<JobAccessRecord>> {
     const rows = await this.db.query<JobAccessRow>(
-      `SELECT id, created_at, request_id, endpoint, job_id, requester_kind, requester_key_id, owner_key_id, allowed, reason,
+      `SELECT id, created_at, request_id, endpoint, job_id, requester_kind, requester_key_id, owner_key_id, allowed, reason, attempts, client_address,
               COUNT(*) OVER ()::int8 AS total
        FROM job_access_audit
        WHERE ${DAY_RANGE_SQL}
@@ -152,6 +160,8 @@ export class AuditRepository {
         ownerKeyId: r.owner_key_id,
         allowed: r.allowed,
         reason: r.reason,
+        attempts: r.attempts,
+        clientAddress: r.client_address,
       })),
       total: rows[0]?.total ?? 0,
     };

@@ -104,7 +104,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
     rateLimits: new RateLimitService(kv.rateLimiter),
     quotas,
     usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder, tiers }),
-    audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs }),
+    audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs, denialWindowMs: config.auditDenialWindowMs }),
     studio: new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger }),
     studioRepo,
     async close() {

@@ -28,18 +28,23 @@ export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, 
   return job;
 }
 
-/** A web job, if `token` grants access to it; audits the read. Throws JOB_TOKEN_* or JOB_NOT_FOUND. */
-export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobId: string, endpoint: string, requestId: string): Promise<Job> {
+/**
+ * A web job, if `token` grants access to it; audits the read (denials from one client address
+ * aggregated, see identity/denied-access.ts). Throws JOB_TOKEN_* or JOB_NOT_FOUND.
+ */
+export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobId: string, endpoint: string, requestId: string, clientAddress: string): Promise<Job> {
   let reason = 'token';
   try {
     deps.jobTokens.verify(token, jobId);
   } catch (err) {
     reason = err instanceof TtsError ? err.code.toLowerCase() : 'token_invalid';
-    await deps.access.audits.recordJobAccess({ requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: false, reason });
+    await deps.access.audits.recordDeniedAccess({ requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: false, reason, clientAddress });
     throw err;
   }
   const job = await deps.jobs.get(jobId);
-  await deps.access.audits.recordJobAccess({ requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined, reason: job ? reason : 'job_not_found' });
+  await deps.access.audits.recordJobAccess({
+    requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined, reason: job ? reason : 'job_not_found', clientAddress,
+  });
   if (!job) throw new TtsError('JOB_NOT_FOUND');
   return job;
 }

@@ -44,11 +44,36 @@ export interface DocumentedOperation {
   readonly studioRole: string | undefined;
   /** `x-max-upload-bytes`: a cap on the uploaded file below the global one. */
   readonly maxUploadBytes: number | undefined;
+  /** Media types of the request body (lower case; empty: the operation takes no body). */
+  readonly bodyMediaTypes: readonly string[];
+  /** Files its multipart form may carry: the form schema's `format: binary` properties (0 without one). */
+  readonly multipartFiles: number;
+}
+
+type Schema = { $ref?: string; properties?: Record<string, Schema>; format?: string };
+type RequestBody = { content?: Record<string, { schema?: Schema }> };
+
+/** `schema`, or the component its `$ref` names (`#/components/schemas/X`). */
+function resolved(doc: OpenApiDocument, schema: Schema | undefined): Schema | undefined {
+  const ref = schema?.$ref;
+  if (ref === undefined) return schema;
+  const name = /^#\/components\/schemas\/(.+)$/.exec(ref)?.[1];
+  const schemas = ((doc.document['components'] as { schemas?: Record<string, Schema> } | undefined)?.schemas ?? {});
+  return name === undefined ? undefined : schemas[name];
+}
+
+/** The number of file fields (`format: binary`) of a multipart body's schema. */
+function fileFieldsOf(doc: OpenApiDocument, body: RequestBody | undefined): number {
+  const form = resolved(doc, body?.content?.['multipart/form-data']?.schema);
+  return Object.values(form?.properties ?? {}).filter((p) => resolved(doc, p)?.format === 'binary').length;
 }
 
 /** Every operation in the document. */
 export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
-  const paths = (doc.document['paths'] ?? {}) as Record<string, Record<string, { operationId?: string; security?: unknown; 'x-rate-profile'?: string; 'x-studio-role'?: string; 'x-max-upload-bytes'?: number }>>;
+  const paths = (doc.document['paths'] ?? {}) as Record<
+    string,
+    Record<string, { operationId?: string; security?: unknown; requestBody?: RequestBody; 'x-rate-profile'?: string; 'x-studio-role'?: string; 'x-max-upload-bytes'?: number }>
+  >;
   const out: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const method of HTTP_METHODS) {
@@ -62,6 +87,8 @@ export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
           rateProfile: op['x-rate-profile'],
           studioRole: op['x-studio-role'],
           maxUploadBytes: op['x-max-upload-bytes'],
+          bodyMediaTypes: Object.keys(op.requestBody?.content ?? {}).map((t) => t.toLowerCase()),
+          multipartFiles: fileFieldsOf(doc, op.requestBody),
         });
       }
     }

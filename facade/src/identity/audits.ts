@@ -5,6 +5,7 @@
  */
 import { BatchWriter, type AuditPage, type AuditRepository, type ConsentInput, type ConsentRecord, type JobAccessInput, type JobAccessRecord } from '../data/index.js';
 import type { Logger } from '@tts/common';
+import { DeniedAccessAggregator, type DeniedAccess } from './denied-access.js';
 import { parseDayRange, parseFilter, parseFlag, parseLimit } from './report-query.js';
 
 /** Query of GET /api/usage/job-access-audit (raw or coerced values). */
@@ -42,13 +43,26 @@ export class AuditService {
   /** Consent records are written behind the response, in batches (one per synthesis request). */
   private readonly consentWriter: BatchWriter<ConsentInput>;
 
-  constructor(private readonly repository: AuditRepository, logger: Logger, options: { readonly flushMs?: number } = {}) {
-    this.consentWriter = new BatchWriter<ConsentInput>({ name: 'consent records', write: (rows) => repository.recordConsentMany(rows), logger, ...options });
+  /** Repeated job-token denials, aggregated per client address, job and endpoint. */
+  private readonly denials: DeniedAccessAggregator;
+
+  constructor(
+    private readonly repository: AuditRepository,
+    logger: Logger,
+    options: { readonly flushMs?: number; /** Window of aggregated denials, ms. @default 60000 */ readonly denialWindowMs?: number } = {},
+  ) {
+    this.consentWriter = new BatchWriter<ConsentInput>({ name: 'consent records', write: (rows) => repository.recordConsentMany(rows), logger, ...(options.flushMs === undefined ? {} : { flushMs: options.flushMs }) });
+    this.denials = new DeniedAccessAggregator({ write: (input) => repository.recordJobAccess(input), windowMs: options.denialWindowMs ?? 60_000, logger });
   }
 
   /** Appends a job access record (call it for every read of a job's status or audio, allowed or not). */
   recordJobAccess(input: JobAccessInput): Promise<void> {
     return this.repository.recordJobAccess(input);
+  }
+
+  /** Records a denied job-token access; repeats from one address are aggregated (identity/denied-access.ts). */
+  recordDeniedAccess(denial: DeniedAccess): Promise<void> {
+    return this.denials.record(denial);
   }
 
   /**
@@ -64,9 +78,9 @@ export class AuditService {
     return this.consentWriter.backlog();
   }
 
-  /** Writes every buffered consent record and waits (shutdown; tests before reading). */
-  drain(): Promise<void> {
-    return this.consentWriter.drain();
+  /** Writes every buffered consent record and aggregated denial, and waits (shutdown; tests before reading). */
+  async drain(): Promise<void> {
+    await Promise.all([this.consentWriter.drain(), this.denials.flush()]);
   }
 
   /** GET /api/usage/job-access-audit. Throws USAGE_DATE_INVALID, USAGE_DATE_RANGE_INVALID, VALIDATION_FAILED (422). */

@@ -22,6 +22,7 @@ describe('rate profiles', () => {
       api_key: { limit: 360, windowSec: 60 },
       studio: { limit: 8, windowSec: 60 },
       studio_edit: { limit: 120, windowSec: 60 },
+      job_token: { limit: 300, windowSec: 60 },
     });
   });
 

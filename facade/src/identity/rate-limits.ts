@@ -1,7 +1,9 @@
 /**
  * Rate limits per profile, exactly as documented: public and challenge 30/min, api_key 360/min,
  * studio 8/min (what costs: synthesis, jobs, slips; per user), studio_edit 120/min (reading and
- * editing one's own presets and shares, administration; per session), counted in the shared Kv (Redis across replicas) with a sliding window. The same
+ * editing one's own presets and shares, administration; per session), job_token 300/min (the
+ * web job routes that take a job token; per client address), counted in the shared Kv (Redis
+ * across replicas) with a sliding window. The same
  * decision feeds the RateLimit-* headers, Retry-After and the web job response's `rate_limit`.
  *
  * An API key's own rate replaces the api_key profile's 360/min: the key's override, else its
@@ -26,11 +28,13 @@ export function isValidRatePerMinute(value: number): boolean {
 }
 
 /** The rate profiles. */
-export type RateProfile = 'public' | 'challenge' | 'api_key' | 'studio' | 'studio_edit';
+export type RateProfile = 'public' | 'challenge' | 'api_key' | 'studio' | 'studio_edit' | 'job_token';
 
 /**
  * The documented limits. `public` (key-less calls, counted per client address) and `challenge`
- * (counted per challenge pass) share the 30/min value but not their counters.
+ * (counted per challenge pass) share the 30/min value but not their counters. `job_token` counts
+ * every call of a job-token operation (status, events, audio) per client address, right or wrong
+ * token: room for a page polling a few jobs twice a second, not for guessing tokens.
  */
 export const RATE_PROFILES: Readonly<Record<RateProfile, RateLimitRule>> = {
   public: { limit: 30, windowSec: 60 },
@@ -38,6 +42,7 @@ export const RATE_PROFILES: Readonly<Record<RateProfile, RateLimitRule>> = {
   api_key: { limit: 360, windowSec: 60 },
   studio: { limit: 8, windowSec: 60 },
   studio_edit: { limit: 120, windowSec: 60 },
+  job_token: { limit: 300, windowSec: 60 },
 };
 
 /** The `rate_limit` object of the web job response. */

@@ -193,6 +193,8 @@ export function jobAccessAuditView(report: AuditReport<JobAccessRecord>): JsonOb
       owner_key_id: r.ownerKeyId,
       allowed: r.allowed,
       reason: r.reason,
+      attempts: r.attempts,
+      client_address: r.clientAddress,
     })),
   };
 }

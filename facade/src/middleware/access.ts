@@ -9,6 +9,9 @@
  *   `x-rate-profile` (`studio`, 8/min per user, for what costs; `studio_edit`, 120/min per session,
  *   for reading and editing one's own presets and shares); `x-studio-role: admin` asks for the
  *   admin role (administration: the administrator key or a studio administrator);
+ * - JobTokenHeader / JobTokenQuery: a web job's token, checked by the handler; every call is counted
+ *   against the `job_token` profile per client address (right or wrong token), so tokens cannot be
+ *   guessed at speed;
  * - an empty requirement `{}` beside others: the credential is optional (e.g. registering from a
  *   guest session or without one).
  * The caller is counted against its rate profile (RateLimit-* headers on every answer) and stored
@@ -27,6 +30,8 @@ export interface AccessPolicy {
   readonly challenge: boolean;
   readonly admin: boolean;
   readonly studio: boolean;
+  /** A web job token (checked by the handler; counted per client address). */
+  readonly jobToken: boolean;
   /** A credential is optional (an empty requirement `{}` is listed). */
   readonly anonymous: boolean;
   /** The role a studio session needs, if any. */
@@ -62,6 +67,7 @@ export function accessPolicyOf(security: unknown, op: Partial<Pick<DocumentedOpe
     challenge: schemes.has('ChallengeCookie'),
     admin: schemes.has('AdminKey'),
     studio: schemes.has('StudioToken'),
+    jobToken: schemes.has('JobTokenHeader') || schemes.has('JobTokenQuery'),
     anonymous,
     studioRole: op.studioRole === 'admin' ? 'admin' : undefined,
     studioRateProfile: op.rateProfile === 'studio_edit' ? 'studio_edit' : 'studio',
@@ -105,6 +111,14 @@ function apiKeyOf(header: string | undefined, authorization: string | undefined)
 
 /** Builds the access middleware of one operation. */
 export function accessControl(policy: AccessPolicy, access: AccessServices): RequestHandler {
+  if (isPublic(policy) && policy.jobToken) {
+    return async (req, res, next) => {
+      const decision = await access.rateLimits.consume('job_token', req.ip || 'unknown');
+      for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
+      if (!decision.allowed) throw new RateLimitedError(decision);
+      next();
+    };
+  }
   if (isPublic(policy)) return (_req, _res, next) => next();
   return async (req, res, next) => {
     const adminHeader = req.get('x-admin-key');

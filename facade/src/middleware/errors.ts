@@ -1,6 +1,6 @@
 /**
- * The one error middleware: every error (a handler's TtsError, the OpenAPI validator's, the body
- * parser's, or an unexpected one) becomes one of the three documented bodies:
+ * The one error middleware: every error (a handler's TtsError, the body readers' and the OpenAPI
+ * validator's, or an unexpected one) becomes one of the three documented bodies:
  * - /api/* validation failures: 422 HTTPValidationError {detail: [{loc, msg, type}], code, request_id, trace_id}
  * - other /api/* errors: {code, message, request_id, hint, trace_id}
  *   (trace_id: the request's OpenTelemetry trace, absent when telemetry is off)
@@ -83,28 +83,12 @@ function fromValidator(err: ValidatorError): Problem {
   return { code: 'VALIDATION_FAILED', message: issues[0]?.msg ?? 'The request failed validation.', issues, retryAfterSec: undefined };
 }
 
-function fromBodyParser(err: { type?: unknown }): Problem | undefined {
-  switch (err.type) {
-    case 'entity.parse.failed':
-      return { code: 'REQUEST_JSON_MALFORMED', message: 'The request body is not valid JSON.', issues: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }], retryAfterSec: undefined };
-    case 'entity.too.large':
-      return { code: 'REQUEST_BODY_TOO_LARGE', message: ERROR_CATALOGUE.REQUEST_BODY_TOO_LARGE.message, issues: [], retryAfterSec: undefined };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { code: 'REQUEST_CONTENT_TYPE_UNSUPPORTED', message: 'The request body encoding is not supported.', issues: [], retryAfterSec: undefined };
-    default:
-      return undefined;
-  }
-}
-
 function toProblem(err: unknown): Problem | undefined {
   if (err instanceof TtsError) {
-    const issues = err.spec.http === 422 ? [{ loc: [...err.loc], msg: err.message, type: err.code.toLowerCase() }] : [];
+    // Malformed JSON keeps pydantic's issue type, as FastAPI answers it.
+    const type = err.code === 'REQUEST_JSON_MALFORMED' ? 'json_invalid' : err.code.toLowerCase();
+    const issues = err.spec.http === 422 ? [{ loc: [...err.loc], msg: err.message, type }] : [];
     return { code: err.code, message: err.message, issues, retryAfterSec: err.retryAfterSec };
-  }
-  if (typeof err === 'object' && err !== null && 'type' in err && typeof (err as { type: unknown }).type === 'string') {
-    const p = fromBodyParser(err as { type?: unknown });
-    if (p) return p;
   }
   if (isValidatorError(err)) return fromValidator(err);
   // The router decodes path parameters before any handler: a stray `%` or percent-encoded bytes

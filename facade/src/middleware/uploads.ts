@@ -1,12 +1,15 @@
 /**
- * multipart/form-data for every operation that takes one: form fields into `req.body`, files
- * streamed to temporary files (never held in memory) under a size cap checked while the bytes
- * arrive. One piece for every multipart operation (reference audio, watermark detection, web
- * jobs, later slips).
+ * multipart/form-data of the operations that document one (middleware/bodies.ts calls it with the
+ * operation's limits): form fields into `req.body`, files streamed to temporary files (never held
+ * in memory) under size caps checked while the bytes arrive.
  *
- * - A declared Content-Length above the cap is refused at once (413 UPLOAD_TOO_LARGE) without
- *   reading the body; a chunked body is refused as soon as the file passes the cap, and the rest
- *   of it is discarded unread so the client still receives the answer.
+ * - A declared Content-Length above the whole form's cap is refused at once (413) without reading
+ *   the body; a chunked body is refused as soon as a file passes its cap (413 UPLOAD_TOO_LARGE) or
+ *   the body passes the form's (413 REQUEST_BODY_TOO_LARGE), and the rest of it is discarded
+ *   unread so the client still receives the answer.
+ * - A file beyond the operation's count (a form of text fields takes none) answers 422
+ *   UPLOAD_TOO_MANY_FILES, too many fields or parts 413 REQUEST_BODY_TOO_LARGE, a field over its
+ *   size 422 VALIDATION_FAILED, all as soon as they arrive.
  * - A file field appears in `req.body` as "" (so the OpenAPI validator sees the documented field)
  *   and in `res.locals.uploads` with its temporary path.
  * - Temporary files are removed when the response ends, whatever happened (a refused upload
@@ -16,10 +19,10 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { TtsError } from '@tts/common';
 
 /** A file of a multipart request, on disk until the response ends. */
@@ -35,12 +38,14 @@ export interface UploadedFile {
   readonly sizeBytes: number;
 }
 
-/** Limits of multipart bodies. */
+/** Limits of one operation's multipart bodies. */
 export interface UploadLimits {
   /** Largest file, bytes. */
   readonly maxFileBytes: number;
-  /** Files per request. @default 1 */
-  readonly maxFiles?: number;
+  /** Files per request (0: a form of text fields only). */
+  readonly maxFiles: number;
+  /** Largest whole body (files, fields, part headers), bytes. */
+  readonly maxBodyBytes: number;
   /** Largest text field, bytes. @default 64 KiB */
   readonly maxFieldBytes?: number;
   /** Text fields per request. @default 50 */
@@ -49,32 +54,8 @@ export interface UploadLimits {
   readonly tmpDir: string;
 }
 
-/** Room for the text fields and part headers beside the file in a declared Content-Length. */
-const FORM_OVERHEAD_BYTES = 256 * 1024;
-
-const isMultipart = (req: Request): boolean => (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
-
-/** The middleware; leaves other content types to the JSON and urlencoded parsers. */
-export function multipartUploads(globalLimits: UploadLimits): RequestHandler {
-  const maxFiles = globalLimits.maxFiles ?? 1;
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (!isMultipart(req)) {
-      next();
-      return;
-    }
-    const own = res.locals.uploadLimitBytes;
-    const limits = own !== undefined && own < globalLimits.maxFileBytes ? { ...globalLimits, maxFileBytes: own } : globalLimits;
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (Number.isFinite(declared) && declared > limits.maxFileBytes + FORM_OVERHEAD_BYTES) {
-      refuse(req, next, tooLarge(limits.maxFileBytes));
-      return;
-    }
-    parse(req, res, limits, maxFiles).then(() => next(), (err: unknown) => refuse(req, next, err));
-  };
-}
-
-/** Answers with `err`; an unread body is discarded so the client can read the answer. */
-function refuse(req: Request, next: NextFunction, err: unknown): void {
+/** Answers with `err`; an unread body is discarded (never buffered) so the client can read the answer. */
+export function refuseBody(req: Request, next: NextFunction, err: unknown): void {
   if (!req.readableEnded) {
     req.unpipe();
     req.resume();
@@ -82,14 +63,49 @@ function refuse(req: Request, next: NextFunction, err: unknown): void {
   next(err);
 }
 
-const tooLarge = (max: number): TtsError => new TtsError('UPLOAD_TOO_LARGE', `The file exceeds the upload limit of ${max} bytes.`, { loc: ['body'] });
+const fileTooLarge = (max: number): TtsError => new TtsError('UPLOAD_TOO_LARGE', `The file exceeds the upload limit of ${max} bytes.`, { loc: ['body'] });
+const bodyTooLarge = (max: number): TtsError => new TtsError('REQUEST_BODY_TOO_LARGE', `The form exceeds the limit of ${max} bytes.`, { loc: ['body'] });
 
-async function parse(req: Request, res: Response, limits: UploadLimits, maxFiles: number): Promise<void> {
+/** Passes the body through, failing once more than `max` bytes went by. */
+class ByteCap extends Transform {
+  private seen = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly onOver: () => void,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.max) {
+      this.onOver();
+      callback();
+      return;
+    }
+    callback(null, chunk);
+  }
+}
+
+/**
+ * Parses the multipart body of `req` under `limits` into `req.body` and `res.locals.uploads`;
+ * rejects with a TtsError (the caller answers it through `refuseBody`).
+ */
+export async function parseMultipart(req: Request, res: Response, limits: UploadLimits): Promise<void> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) throw limits.maxFiles > 0 ? fileTooLarge(limits.maxFileBytes) : bodyTooLarge(limits.maxBodyBytes);
+  await parse(req, res, limits);
+}
+
+async function parse(req: Request, res: Response, limits: UploadLimits): Promise<void> {
+  const maxFiles = limits.maxFiles;
+  const maxFields = limits.maxFields ?? 50;
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: req.headers,
-      limits: { fileSize: limits.maxFileBytes, files: maxFiles, fields: limits.maxFields ?? 50, fieldSize: limits.maxFieldBytes ?? 64 * 1024, parts: (limits.maxFields ?? 50) + maxFiles },
+      limits: { fileSize: limits.maxFileBytes, files: maxFiles, fields: maxFields, fieldSize: limits.maxFieldBytes ?? 64 * 1024, parts: maxFields + maxFiles },
     });
   } catch (err) {
     throw new TtsError('UPLOAD_MALFORMED', 'The multipart body has no boundary.', { loc: ['body'], cause: err });
@@ -106,9 +122,22 @@ async function parse(req: Request, res: Response, limits: UploadLimits, maxFiles
     failure ??= err;
   };
   await mkdir(limits.tmpDir, { recursive: true });
+  const cap = new ByteCap(limits.maxBodyBytes, () => stop(bodyTooLarge(limits.maxBodyBytes)));
+  let finish: () => void = () => undefined;
+  /** Refuses the form at once: the rest of the body is neither parsed nor stored. */
+  const stop = (err: TtsError): void => {
+    fail(err);
+    req.unpipe(cap);
+    cap.unpipe(parser);
+    // Ends a file still being written (its temporary file is removed below); after the parser's
+    // current write, which may still touch the file stream.
+    setImmediate(() => parser.destroy());
+    finish();
+  };
   await new Promise<void>((resolve) => {
+    finish = resolve;
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(new TtsError('VALIDATION_FAILED', `The form field "${name}" is longer than the limit.`, { loc: ['body', name] }));
+      if (info.valueTruncated) stop(new TtsError('VALIDATION_FAILED', `The form field "${name}" is longer than the limit.`, { loc: ['body', name] }));
       else fields[name] = value;
     });
     parser.on('file', (name, stream: Readable & { truncated?: boolean }, info) => {
@@ -123,11 +152,9 @@ async function parse(req: Request, res: Response, limits: UploadLimits, maxFiles
       const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
       stream.on('limit', () => {
         // Past the cap: stop here, without reading the rest of the body into the parser.
-        fail(tooLarge(limits.maxFileBytes));
-        req.unpipe(parser);
+        stop(fileTooLarge(limits.maxFileBytes));
         stream.destroy();
         out.destroy();
-        resolve();
       });
       writes.push(
         pipeline(stream, out).then(
@@ -140,19 +167,15 @@ async function parse(req: Request, res: Response, limits: UploadLimits, maxFiles
         ),
       );
     });
-    parser.on('filesLimit', () => fail(new TtsError('UPLOAD_TOO_MANY_FILES', `The form carries more than ${maxFiles} file(s).`, { loc: ['body'] })));
-    parser.on('fieldsLimit', () => fail(new TtsError('VALIDATION_FAILED', 'The form has too many fields.', { loc: ['body'] })));
-    parser.on('partsLimit', () => fail(new TtsError('VALIDATION_FAILED', 'The form has too many parts.', { loc: ['body'] })));
-    parser.on('error', (err: unknown) => {
-      fail(new TtsError('UPLOAD_MALFORMED', undefined, { loc: ['body'], cause: err }));
-      resolve();
-    });
+    parser.on('filesLimit', () =>
+      stop(new TtsError('UPLOAD_TOO_MANY_FILES', maxFiles === 0 ? 'This operation takes no file in its form.' : `The form carries more than ${maxFiles} file(s).`, { loc: ['body'] })),
+    );
+    parser.on('fieldsLimit', () => stop(new TtsError('REQUEST_BODY_TOO_LARGE', `The form has more than ${maxFields} fields.`, { loc: ['body'] })));
+    parser.on('partsLimit', () => stop(new TtsError('REQUEST_BODY_TOO_LARGE', `The form has more than ${maxFields + maxFiles} parts.`, { loc: ['body'] })));
+    parser.on('error', (err: unknown) => stop(new TtsError('UPLOAD_MALFORMED', undefined, { loc: ['body'], cause: err })));
     parser.on('close', () => resolve());
-    req.on('aborted', () => {
-      fail(new TtsError('UPLOAD_MALFORMED', 'The client ended the upload early.', { loc: ['body'] }));
-      resolve();
-    });
-    req.pipe(parser);
+    req.on('aborted', () => stop(new TtsError('UPLOAD_MALFORMED', 'The client ended the upload early.', { loc: ['body'] })));
+    req.pipe(cap).pipe(parser);
   });
   if (!failure) await Promise.all(writes);
   if (failure) {

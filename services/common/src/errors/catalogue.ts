@@ -36,6 +36,10 @@ export const ERROR_CATALOGUE = {
     http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request body exceeds the size limit.',
     hint: 'Send a smaller body; see `limits` in GET /api/capabilities.', openaiType: 'invalid_request_error', retryable: false,
   },
+  REQUEST_CONTENT_ENCODING_UNSUPPORTED: {
+    http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request body\'s Content-Encoding is not supported.',
+    hint: 'Send the body uncompressed (no Content-Encoding, or identity).', openaiType: 'invalid_request_error', retryable: false,
+  },
   TTS_TEXT_EMPTY: invalid('The text is empty or only white space.', 'Send at least one speakable character.'),
   TTS_TEXT_TOO_LONG: invalid('The text is longer than the limit.', 'Split the text or use the asynchronous job API; see `limits` in GET /api/capabilities.'),
   TTS_VOICE_NOT_FOUND: invalid('The voice does not exist.', 'Pick a voice id from GET /v1/audio/voices.'),
