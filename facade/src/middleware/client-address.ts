@@ -12,9 +12,10 @@
  * trusted proxy; the first hop that is not one is the client. Only a valid IPv4 or IPv6 address is
  * taken from the header: when a trusted proxy forwarded anything else (or nothing), that proxy's
  * own address is the client, so a forged or garbled header never yields a fresh address.
- * IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) count as their IPv4 address.
+ * IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) count as their IPv4 address, and every IPv6
+ * address in its canonical spelling.
  */
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, SocketAddress } from 'node:net';
 import type { Express, Request } from 'express';
 import { ConfigError } from '@tts/common';
 
@@ -60,13 +61,19 @@ export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
   return Object.freeze({ kind: 'ranges', ranges: Object.freeze(ranges), list });
 }
 
-/** `address` as a valid IP (an IPv4-mapped IPv6 address as its IPv4 form), or undefined when it is not one. */
+/**
+ * `address` as a valid IP in its canonical form (IPv6 in lower case and shortest spelling, so
+ * `2001:DB8:0::1` and `2001:db8::1` are one client; an IPv4-mapped IPv6 address as its IPv4
+ * form), or undefined when it is not one.
+ */
 function validIp(address: string | undefined): string | undefined {
   if (address === undefined) return undefined;
   const trimmed = address.trim();
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(trimmed);
   const ip = mapped ? mapped[1]! : trimmed;
-  return isIP(ip) === 0 ? undefined : ip;
+  const family = isIP(ip);
+  if (family === 0) return undefined;
+  return family === 4 ? ip : new SocketAddress({ address: ip, family: 'ipv6' }).address;
 }
 
 function isTrusted(trusted: TrustedProxies, address: string, hop: number): boolean {
