@@ -12,6 +12,23 @@ for (const backend of databaseBackends()) {
   describe(`audit service (${backend.name})`, () => {
     after(() => backend.close());
 
+    it('aggregates repeated job-token denials of one address and job: the first at once, the repeats in one record', async (t) => {
+      const audits = new AuditService(new AuditRepository(await backend.open(t)), createLogger('test'), { denialWindowMs: 60_000 });
+      const denial = { requestId: 'g', endpoint: 'GET /api/web/jobs/{job_id}', jobId: 'jw', requesterKind: 'job_token' as const, requesterKeyId: null, ownerKeyId: null, allowed: false, reason: 'job_token_invalid' };
+      for (let i = 0; i < 150; i++) await audits.recordDeniedAccess({ ...denial, requestId: `g${i}`, clientAddress: '203.0.113.1' });
+      await audits.recordDeniedAccess({ ...denial, clientAddress: '203.0.113.2' });
+      await audits.recordDeniedAccess({ ...denial, jobId: 'other', clientAddress: '203.0.113.1' });
+      const before = jobAccessAuditView(await audits.jobAccess({ only_denied: 'true' })).records as { job_id: string; attempts: number; client_address: string }[];
+      assert.equal(before.length, 3, 'one record per address and job opened at once');
+      assert.ok(before.every((r) => r.attempts === 1));
+      await audits.drain();
+      const after = jobAccessAuditView(await audits.jobAccess({ only_denied: 'true' })).records as { job_id: string; attempts: number; client_address: string; request_id: string }[];
+      const guessed = after.filter((r) => r.job_id === 'jw' && r.client_address === '203.0.113.1');
+      assert.deepEqual(guessed.map((r) => r.attempts).sort((a, b) => a - b), [1, 149]);
+      assert.equal(guessed.find((r) => r.attempts === 149)?.request_id, 'g149', 'the repeats carry the last request id');
+      assert.equal(after.length, 4);
+    });
+
     it('records job accesses and filters them as the interface lists (only_denied, requester, owner)', async (t) => {
       const audits = new AuditService(new AuditRepository(await backend.open(t)), createLogger('test'));
       const base = { requestId: 'r1', endpoint: 'GET /api/jobs/{job_id}', jobId: 'j1', requesterKind: 'api_key' as const, ownerKeyId: 'owner' };
