@@ -342,11 +342,18 @@ describe('input limits of the facade', () => {
     });
 
     test('body numbers beyond their range or not finite answer 422', async () => {
-      const bodies = ['{"name": "x", "tier": "pro", "rate_limit_per_minute": 1e400}', '{"name": "x", "tier": "pro", "rate_limit_per_minute": 2147483648}', '{"name": "x", "tier": "pro", "rate_limit_per_minute": -1e400}'];
+      const bodies = [
+        '{"name": "x", "tier": "pro", "rate_limit_per_minute": 1e400}', '{"name": "x", "tier": "pro", "rate_limit_per_minute": 2147483648}', '{"name": "x", "tier": "pro", "rate_limit_per_minute": -1e400}',
+        '{"name": "x", "tier": "pro", "daily_char_quota": 1e20}', '{"name": "x", "tier": "pro", "monthly_char_quota": 2147483648}', '{"name": "x", "tier": "pro", "daily_char_quota": 1e400}',
+      ];
       for (const body of bodies) {
         const res = await fetch(`${facade.url}/api/auth/keys`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body });
         assert.equal(res.status, 422, body);
         assert.equal(((await res.json()) as { code: string }).code, 'VALIDATION_FAILED');
+      }
+      for (const body of ['{"daily_char_quota": 1e20}', '{"monthly_char_quota": 9007199254740993}']) {
+        const res = await fetch(`${facade.url}/api/auth/keys/${keyId}`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body });
+        assert.equal(res.status, 422, body);
       }
       for (const body of ['{"text": "hi", "sample_rate": 1e400}', '{"text": "hi", "speed": 1e400}', '{"text": "hi", "sample_rate": 4294967296}']) {
         const res = await fetch(`${facade.url}/api/tts`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });

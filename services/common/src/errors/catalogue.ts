@@ -109,7 +109,7 @@ export const ERROR_CATALOGUE = {
   },
   UPLOAD_EMPTY: invalid('The uploaded file is empty.', 'Send the audio file in the documented form field.'),
   UPLOAD_MALFORMED: invalid('The multipart body could not be read.', 'Send a well-formed multipart/form-data body with the file in the documented field.'),
-  UPLOAD_TOO_MANY_FILES: invalid('The form carries more files than the operation accepts.', 'Send one file, in the documented field.'),
+  UPLOAD_TOO_MANY_FILES: invalid('The form carries more files than the operation accepts.', 'Send only the documented file fields, one file each; a form of text fields takes no file.'),
   REFERENCE_NOT_FOUND: {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The reference audio does not exist, has expired, or belongs to another caller.',
     hint: 'Upload the clip again with POST /api/reference/validate and use the reference_id it returns.', openaiType: 'not_found_error', retryable: false,
