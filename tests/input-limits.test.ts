@@ -245,6 +245,11 @@ describe('input limits of the facade', () => {
       const tooMany = await send(`${facade.url}/api/auth/challenge`, { headers: multipart, head: fields });
       assert.equal(tooMany.status, 413);
       assert.equal(tooMany.code, 'REQUEST_BODY_TOO_LARGE');
+      // One endless text field: the form's cap (256 KiB beside no file) stops it while it streams.
+      const endless = await send(`${facade.url}/api/auth/challenge`, { headers: multipart, head: part(boundary, 'challenge'), total: 16 * MiB });
+      assert.equal(endless.status, 413);
+      assert.equal(endless.code, 'REQUEST_BODY_TOO_LARGE');
+      assert.ok(endless.sentWhenAnswered < 8 * MiB, `answered after ${endless.sentWhenAnswered} bytes`);
       const declared = await send(`${facade.url}/api/auth/challenge`, { headers: multipart, contentLength: 64 * MiB, total: 64 * MiB });
       assert.equal(declared.status, 413);
       assert.equal(declared.code, 'REQUEST_BODY_TOO_LARGE');
