@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setLogSink } from '@tts/common';
 import { parseTrustedProxies } from '@tts/facade';
-import { startLoneFacade, type LoneFacade } from './support/facade.js';
+import { startLoneFacade, type LoneFacade } from './support/platform.js';
 
 if (process.env['TEST_LOGS'] !== '1') setLogSink(() => undefined);
 

@@ -11,7 +11,7 @@ import { request, type OutgoingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError } from '@tts/common';
 import { loadFacadeConfig, parseTrustedProxies } from '@tts/facade';
-import { startLoneFacade, type LoneFacade } from './support/facade.js';
+import { startLoneFacade, type LoneFacade } from './support/platform.js';
 
 /** A public operation counted per client address (30 per minute). */
 const PUBLIC_PATH = '/api/auth/challenge';

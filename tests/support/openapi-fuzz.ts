@@ -83,12 +83,9 @@ export const hostileString: Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 200, maxLength: 2_000 }) },
 );
 
-/**
- * Numbers a client may send. Out of int32 integers are left out: bounding integer parameters to
- * int32 is issue 16 item 1 (helper `limits`); the lead removes this exclusion after merging it.
- */
+/** Numbers a client may send, int32's edges and beyond among them. */
 const hostileNumber: Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -1, 1.5, -0.000001, 1e-300, INT32_MAX, INT32_MIN, 65_536, 100_001),
+  fc.constantFrom(0, -1, 1.5, -0.000001, 1e-300, INT32_MAX, INT32_MIN, INT32_MAX + 1, INT32_MIN - 1, 2 ** 53 + 2, 1e300, 65_536, 100_001),
   fc.integer({ min: INT32_MIN, max: INT32_MAX }),
   fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
 );

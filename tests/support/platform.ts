@@ -147,6 +147,11 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
 /** A facade started alone by `startLoneFacade`. */
 export interface LoneFacade {
   readonly facade: RunningFacade;
+  readonly url: string;
+  /** The administrator key (X-Admin-Key). */
+  readonly adminKey: string;
+  /** Its DATA_DIR, removed by stop(). */
+  readonly dataDir: string;
   /** Stops it and drops its schema, keys and data folder. */
   stop(): Promise<void>;
 }
@@ -157,6 +162,7 @@ export interface LoneFacade {
  */
 export async function startLoneFacade(options: FacadeStartOptions = {}): Promise<LoneFacade> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-facade-'));
+  const adminKey = `test-admin-${randomBytes(16).toString('hex')}`;
   const schema = freshSchemaName();
   const prefix = freshPrefix();
   const facade = await startFacade({
@@ -168,12 +174,15 @@ export async function startLoneFacade(options: FacadeStartOptions = {}): Promise
     redisUrl: TEST_REDIS_URL,
     kvPrefix: prefix,
     dataDir,
-    adminKey: `test-admin-${randomBytes(16).toString('hex')}`,
+    adminKey,
     hubTokenKey: randomBytes(32).toString('hex'),
     ...options,
   });
   return {
     facade,
+    url: facade.url,
+    adminKey,
+    dataDir,
     async stop() {
       await facade.stop(1000);
       rmSync(dataDir, { recursive: true, force: true });
