@@ -88,7 +88,7 @@ const out: Record<string, unknown> = { machine: { cpu: cpus()[0]?.model, cores: 
     const setups: number[] = [];
     const engines: number[] = [];
     for (let i = 0; i < reps + 3; i++) {
-      const stats: SynthesisStats = { characters: 0, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0 };
+      const stats: SynthesisStats = { characters: 0, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0, loadMs: 0 };
       const t = performance.now();
       const pieces = renderAudio(planSynthesis(job(PARAGRAPH, voice, true), deps), deps, stats);
       await pieces.next();

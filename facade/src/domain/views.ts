@@ -16,7 +16,15 @@ export function voiceJson(v: Voice): Record<string, unknown> {
   };
 }
 
-/** Engines across nodes: ready where any ready node has them ready. */
+/** The voices of `engine` in a node's list, sorted. */
+function voicesOf(ids: readonly string[], engine: string): string[] {
+  return ids.filter((id) => id.startsWith(`${engine}:`)).sort();
+}
+
+/**
+ * Engines across nodes: ready where any ready node has them ready; loaded voices are those some
+ * ready node holds in memory, unloaded ones those every ready node offering them unloaded for idleness.
+ */
 export function enginesJson(nodes: readonly NodeStatusReport[], ready: readonly NodeStatusReport[]): Record<string, unknown>[] {
   const byName = new Map<string, Record<string, unknown>>();
   for (const n of nodes) {
@@ -35,10 +43,20 @@ export function enginesJson(nodes: readonly NodeStatusReport[], ready: readonly 
           max_batch_size: e.maxBatchSize,
           features: e.features,
           nodes_ready: isReadyHere ? 1 : 0,
+          nodes_loaded: isReadyHere && e.loaded ? 1 : 0,
+          idle_unload_sec: e.idleUnloadSec,
+          loaded_voices: isReadyHere ? voicesOf(n.loadedVoices, e.name) : [],
+          unloaded_voices: isReadyHere ? voicesOf(n.unloadedVoices, e.name) : [],
           error: e.ready ? null : e.error || null,
         });
       } else {
         prev['nodes_ready'] = (prev['nodes_ready'] as number) + (isReadyHere ? 1 : 0);
+        if (isReadyHere) {
+          prev['nodes_loaded'] = (prev['nodes_loaded'] as number) + (e.loaded ? 1 : 0);
+          const loaded = new Set([...(prev['loaded_voices'] as string[]), ...voicesOf(n.loadedVoices, e.name)]);
+          prev['loaded_voices'] = [...loaded].sort();
+          prev['unloaded_voices'] = [...new Set([...(prev['unloaded_voices'] as string[]), ...voicesOf(n.unloadedVoices, e.name)])].filter((v) => !loaded.has(v)).sort();
+        }
         if (isReadyHere) {
           prev['ready'] = true;
           prev['error'] = null;

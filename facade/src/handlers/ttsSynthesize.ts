@@ -31,7 +31,9 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: s
       res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
       res.setHeader(
         'Server-Timing',
-        `total;dur=${elapsedMs(res).toFixed(2)}, grpc;dur=${gatewayMs.toFixed(2)}, node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}`,
+        `total;dur=${elapsedMs(res).toFixed(2)}, grpc;dur=${gatewayMs.toFixed(2)}, node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}` +
+          // The voice was unloaded for idleness and loaded again for this request.
+          (m.loadMs > 0 ? `, load;dur=${m.loadMs.toFixed(2)}` : ''),
       );
     }
     const audio = response.audio;

@@ -64,3 +64,23 @@ describe('node config: piper and VAD', () => {
     for (const bad of ['11', '-1', 'max']) assert.throws(() => loadNodeConfig({ TTS_OPUS_COMPLEXITY: bad }), /TTS_OPUS_COMPLEXITY/);
   });
 });
+
+describe('node config: idle unload', () => {
+  it('never unloads by default and keeps the default voice', () => {
+    const c = loadNodeConfig({});
+    assert.deepEqual(c.idleUnload, { defaultSec: 0, perEngine: {}, unloadDefaultVoice: false });
+  });
+
+  it('reads the default, the per-engine overrides (espeak-ng folded to espeak) and the default-voice switch', () => {
+    const c = loadNodeConfig({
+      TTS_ENGINES: 'festival,espeak-ng,piper', TTS_VOICE_IDLE_UNLOAD_SEC: '600', TTS_FESTIVAL_IDLE_UNLOAD_SEC: '0',
+      TTS_PIPER_IDLE_UNLOAD_SEC: '30', TTS_ESPEAK_NG_IDLE_UNLOAD_SEC: '5', TTS_DEFAULT_VOICE_IDLE_UNLOAD: 'true',
+    });
+    assert.deepEqual(c.idleUnload, { defaultSec: 600, perEngine: { festival: 0, piper: 30, espeak: 5 }, unloadDefaultVoice: true });
+  });
+
+  it('refuses a negative or non-integer idle time, naming the variable', () => {
+    assert.throws(() => loadNodeConfig({ TTS_VOICE_IDLE_UNLOAD_SEC: '-1' }), /TTS_VOICE_IDLE_UNLOAD_SEC/);
+    assert.throws(() => loadNodeConfig({ TTS_FLITE_IDLE_UNLOAD_SEC: 'soon' }), /TTS_FLITE_IDLE_UNLOAD_SEC/);
+  });
+});

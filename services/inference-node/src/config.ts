@@ -10,6 +10,7 @@ import { parseModelDirs } from '@tts/common/models';
 import type { GraphOptimizationLevel } from './engines/piper/index.js';
 import type { FestivalTransport } from './engines/festival/index.js';
 import type { EncoderImplementation } from './audio/index.js';
+import type { IdleUnloadSettings } from './engines/residency.js';
 import { OPUS_COMPLEXITY } from './audio/opus-codec.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
@@ -47,6 +48,15 @@ export interface NodeConfig {
   readonly engines: readonly string[];
   /** Voice used when a request names none. @default "festival:slt" (TTS_DEFAULT_VOICE) */
   readonly defaultVoice: string;
+  /**
+   * Idle unload: an engine whose voices no request used for this many seconds releases them (piper
+   * its ONNX sessions, festival its processes, flite its worker threads, espeak its thread) and the
+   * next request loads them again. `defaultSec` is TTS_VOICE_IDLE_UNLOAD_SEC (0 = never, the
+   * default: a reload costs the next request up to seconds, which only a memory-short node should
+   * pay), `perEngine` TTS_<ENGINE>_IDLE_UNLOAD_SEC (overrides it for one engine), `unloadDefaultVoice`
+   * TTS_DEFAULT_VOICE_IDLE_UNLOAD (false: the default voice's engine stays loaded).
+   */
+  readonly idleUnload: IdleUnloadSettings;
   /** flite worker threads. @default cores (TTS_FLITE_WORKERS) */
   readonly fliteWorkers: number;
   /** Warm festival processes. @default 2 (TTS_FESTIVAL_PROCESSES) */
@@ -204,6 +214,22 @@ function vadModelOf(env: NodeJS.ProcessEnv, modelDirs: readonly string[]): strin
   return file;
 }
 
+/** Engines whose TTS_<ENGINE>_IDLE_UNLOAD_SEC is read even when TTS_ENGINES does not list them (extra engines). */
+const IDLE_UNLOAD_ENGINES = ['festival', 'flite', 'espeak', 'piper'];
+
+/** Idle unload settings (see NodeConfig.idleUnload); a day at most, 0 = never. */
+function readIdleUnload(env: NodeJS.ProcessEnv, engines: readonly string[]): IdleUnloadSettings {
+  const bounds = { min: 0, max: 86_400 };
+  const defaultSec = envInt(env, 'TTS_VOICE_IDLE_UNLOAD_SEC', 0, bounds);
+  const perEngine: Record<string, number> = {};
+  for (const raw of new Set([...IDLE_UNLOAD_ENGINES, ...engines.map((e) => e.trim().toLowerCase())])) {
+    const name = raw === 'espeak-ng' || raw === 'espeakng' ? 'espeak' : raw;
+    const variable = `TTS_${raw.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_IDLE_UNLOAD_SEC`;
+    if (envOptional(env, variable) !== undefined) perEngine[name] = envInt(env, variable, defaultSec, bounds);
+  }
+  return Object.freeze({ defaultSec, perEngine: Object.freeze(perEngine), unloadDefaultVoice: envBool(env, 'TTS_DEFAULT_VOICE_IDLE_UNLOAD', false) });
+}
+
 /** Reads the node configuration from `env`; throws ConfigError naming a bad variable. */
 export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig {
   const providers = envList(env, 'TTS_PIPER_PROVIDERS', ['cpu']).map((p) => p.toLowerCase());
@@ -221,6 +247,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     nodeJoinToken: envOptional(env, 'TTS_NODE_JOIN_TOKEN'),
     engines: Object.freeze(envList(env, 'TTS_ENGINES', ['festival', 'flite', 'espeak'])),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
+    idleUnload: readIdleUnload(env, envList(env, 'TTS_ENGINES', ['festival', 'flite', 'espeak'])),
     fliteWorkers: envInt(env, 'TTS_FLITE_WORKERS', availableParallelism(), { min: 1, max: 64 }),
     festivalProcesses: envInt(env, 'TTS_FESTIVAL_PROCESSES', 2, { min: 1, max: 32 }),
     festivalTransport: envEnum(env, 'TTS_FESTIVAL_TRANSPORT', FESTIVAL_TRANSPORTS, 'pipe'),

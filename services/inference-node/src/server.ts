@@ -57,6 +57,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   try {
     registry = await EngineRegistry.load(config.engines, config, logger, {
       defaultVoice: config.defaultVoice,
+      idleUnload: config.idleUnload,
       ...(options.extraEngines ? { extra: options.extraEngines } : {}),
     });
   } catch (err) {

@@ -11,6 +11,10 @@ export interface NodeStatusFixture {
   readonly engineReady?: boolean;
   /** Per-engine load figures (slots, queued work, seconds per character); none = the engines report none (0). */
   readonly engineLoad?: { readonly capacity: number; readonly queuedWorkSeconds: number; readonly secondsPerChar: number };
+  /** Voices the node offers but unloaded for idleness. @default none */
+  readonly unloadedVoices?: readonly string[];
+  /** Last load time of each engine, ms. @default 1000 */
+  readonly loadMs?: number;
 }
 
 /** A READY node's report: engines (default flite) with one voice "<engine>:v" each. */
@@ -25,7 +29,11 @@ export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): No
     realTimeFactor: 0.1,
     secondsPerChar: o.secondsPerChar ?? 0.001,
     loadedVoices: [...(o.voices ?? engines.map((e) => `${e}:v`))],
-    engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [], capacity: o.engineLoad?.capacity ?? 0, queuedWorkSeconds: o.engineLoad?.queuedWorkSeconds ?? 0, secondsPerChar: o.engineLoad?.secondsPerChar ?? 0 })),
+    unloadedVoices: [...(o.unloadedVoices ?? [])],
+    engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [],
+      capacity: o.engineLoad?.capacity ?? 0, queuedWorkSeconds: o.engineLoad?.queuedWorkSeconds ?? 0, secondsPerChar: o.engineLoad?.secondsPerChar ?? 0,
+      loaded: !(o.unloadedVoices ?? []).some((v) => v.startsWith(`${name}:`)), loadMs: o.loadMs ?? 1000, idleUnloadSec: 0,
+    })),
     capacity: o.capacity ?? 1,
     queuedWorkSeconds: o.queued ?? 0,
     version: 'test',

@@ -123,7 +123,7 @@ export class Cloner {
    */
   candidates(): string[] {
     return this.registry.ready().flatMap((engine) => {
-      const english = engine.voices().filter((v) => v.language.toLowerCase().startsWith('en'));
+      const english = this.registry.voicesOf(engine.name).filter((v) => v.language.toLowerCase().startsWith('en'));
       const us = english.filter((v) => v.language.toLowerCase() === 'en-us');
       return [...us, ...english.filter((v) => !us.includes(v))].slice(0, MAX_CANDIDATES_PER_ENGINE).map((v) => v.id);
     });
@@ -146,7 +146,7 @@ export class Cloner {
     const known = (await this.storedProfiles())[voiceId];
     if (known) return { vector: Float32Array.from(known.vector), medianF0Hz: known.medianF0Hz, wordsPerMinute: known.wordsPerMinute };
     const { engine, voice } = this.registry.resolve(voiceId);
-    const [out] = await engine.synthesize([{ text: CALIBRATION_TEXT, voice: voice.id, speed: 1 }]);
+    const [out] = await this.registry.use(engine.name, () => engine.synthesize([{ text: CALIBRATION_TEXT, voice: voice.id, speed: 1 }]));
     if (!out) return undefined;
     const profile = await this.profileOf(to16k(out.audio), CALIBRATION_WORDS);
     if (profile) await this.remember(voiceId, profile);

@@ -91,6 +91,8 @@ export interface SynthesisStats {
   watermarkMs: number;
   /** Time spent building this request's mark pattern, ms (while the engine renders the first piece). */
   watermarkSetupMs: number;
+  /** Time spent loading the engine again after an idle unload, ms (0 when it was loaded). */
+  loadMs: number;
 }
 
 /** What the pipeline needs from its node. */
@@ -234,6 +236,9 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   const renderAhead = (i: number): void => {
     while (pending.length < plan.chunks.length && pending.length <= i + inFlight) launch();
   };
+  // The engine stays loaded while this request uses it; unloaded when idle, it loads again first.
+  const lease = await deps.registry.acquire(plan.engine.name);
+  stats.loadMs += lease.loadMs;
   deps.admission.trackChars(plan.engine.name, plan.characters);
   let remaining = plan.characters;
   try {
@@ -285,11 +290,12 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     local.abort();
     deps.admission.trackChars(plan.engine.name, -remaining);
     marker?.release();
+    lease.release();
   }
 }
 
 function newStats(plan: SynthesisPlan): SynthesisStats {
-  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0 };
+  return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0, loadMs: 0 };
 }
 
 /** How a synthesis that threw ended, for its metrics and audio event. */

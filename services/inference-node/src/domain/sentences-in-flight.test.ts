@@ -35,7 +35,7 @@ describe('sentences in flight', () => {
     const job: SynthesisJob = { requestId: 'in-flight', text: PARAGRAPH, voice: 'festival:slt', engine: '', speed: 1, format: 'pcm', sampleRate: 0, language: '', rawText: false, streaming: false };
     const plan = planSynthesis(job, deps);
     assert.ok(plan.chunks.length >= 5, `${plan.chunks.length} sentences`);
-    const stats = { characters: 0, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0 } satisfies SynthesisStats;
+    const stats = { characters: 0, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0, loadMs: 0 } satisfies SynthesisStats;
     const pieces: Float32Array[] = [];
     // Engine slots in use, sampled every millisecond, per piece awaited.
     const busiest: number[] = [0];

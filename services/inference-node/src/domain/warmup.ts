@@ -7,7 +7,7 @@ export async function warmUp(registry: EngineRegistry): Promise<WarmupReport> {
   const started = performance.now();
   const voices = new Set<string>();
   for (const engine of registry.ready()) {
-    const all = engine.voices();
+    const all = registry.voicesOf(engine.name);
     const v = all.find((x) => x.language.toLowerCase().startsWith('en')) ?? all[0];
     if (v) voices.add(v.id);
   }
@@ -21,7 +21,7 @@ export async function warmUp(registry: EngineRegistry): Promise<WarmupReport> {
   for (const id of voices) {
     try {
       const { engine, voice } = registry.resolve(id);
-      await engine.synthesize([{ text: 'Ready.', voice: voice.id, speed: 1 }]);
+      await registry.use(engine.name, () => engine.synthesize([{ text: 'Ready.', voice: voice.id, speed: 1 }]));
       warmed.push(id);
     } catch (err) {
       if (error === '') error = `${id}: ${err instanceof Error ? err.message : String(err)}`;

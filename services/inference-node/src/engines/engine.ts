@@ -93,6 +93,12 @@ export interface SynthesisEngine {
   voices(): readonly VoiceDescriptor[];
   /** Synthesizes each input; the result at index i answers input i. */
   synthesize(batch: readonly EngineInput[]): Promise<EngineOutput[]>;
+  /**
+   * Releases what `load()` took (models, processes, worker threads) so its memory returns to the
+   * system, keeping the engine able to `load()` again (idle unload, engines/residency.ts). Called
+   * only while no synthesis runs. Absent: the engine stays loaded.
+   */
+  unload?(): Promise<void>;
   /** Stops workers and frees resources. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { TtsError } from '@tts/common';
 import type { Logger } from '@tts/common';
 import type { SynthesisEngine, VoiceDescriptor } from './engine.js';
 import type { NodeConfig } from '../config.js';
+import { EngineResidency, NEVER_UNLOAD, type EngineLease, type IdleUnloadSettings, type ResidencyState } from './residency.js';
 
 /** Settings the engine factories read: the engine fields of the node configuration (documented there). */
 export type EngineSettings = Pick<
@@ -84,6 +85,8 @@ export interface EngineState {
   readonly engine: SynthesisEngine | undefined;
   readonly ready: boolean;
   readonly error: string | undefined;
+  /** Duration of its start-up load, ms. */
+  readonly loadMs: number;
 }
 
 /** A voice resolved to the engine that speaks it. */
@@ -95,14 +98,25 @@ export interface ResolvedVoice {
 /** Loaded engines of one node. */
 export class EngineRegistry {
   private readonly states: EngineState[];
+  /** Voices of the ready engines as they loaded at start-up (kept while an engine is unloaded). */
   private readonly voiceIndex = new Map<string, ResolvedVoice>();
+  private readonly residency: EngineResidency;
 
-  private constructor(states: EngineState[], private readonly defaultVoiceId: string) {
+  private constructor(states: EngineState[], private readonly defaultVoiceId: string, idleUnload: IdleUnloadSettings, logger?: Logger) {
     this.states = states;
+    const ready: { engine: SynthesisEngine; loadMs: number }[] = [];
     for (const s of states) {
       if (!s.ready || !s.engine) continue;
+      ready.push({ engine: s.engine, loadMs: s.loadMs });
       for (const v of s.engine.voices()) this.voiceIndex.set(v.id.toLowerCase(), { engine: s.engine, voice: v });
     }
+    let keep: string | undefined;
+    try {
+      keep = this.resolve(this.defaultVoice()).engine.name;
+    } catch {
+      keep = undefined; // no engine ready
+    }
+    this.residency = new EngineResidency(ready, idleUnload, keep, logger);
   }
 
   /**
@@ -113,7 +127,7 @@ export class EngineRegistry {
     names: readonly string[],
     settings: EngineSettings,
     logger: Logger,
-    options: { defaultVoice: string; extra?: readonly SynthesisEngine[] },
+    options: { defaultVoice: string; extra?: readonly SynthesisEngine[]; idleUnload?: IdleUnloadSettings },
   ): Promise<EngineRegistry> {
     const builders: { name: string; build: () => SynthesisEngine | Promise<SynthesisEngine> }[] = names.map((raw) => {
       const name = canonicalEngineName(raw);
@@ -129,16 +143,17 @@ export class EngineRegistry {
         try {
           engine = await build();
           await engine.load();
-          logger.info('engine loaded', { engine: name, voices: engine.voices().length, ms: Date.now() - started });
-          return { name, engine, ready: true, error: undefined };
+          const loadMs = Date.now() - started;
+          logger.info('engine loaded', { engine: name, voices: engine.voices().length, ms: loadMs });
+          return { name, engine, ready: true, error: undefined, loadMs };
         } catch (err) {
           logger.error('engine failed to load', { engine: name, err });
           await engine?.close().catch(() => undefined);
-          return { name, engine, ready: false, error: err instanceof Error ? err.message : String(err) };
+          return { name, engine, ready: false, error: err instanceof Error ? err.message : String(err), loadMs: Date.now() - started };
         }
       }),
     );
-    return new EngineRegistry(states, options.defaultVoice);
+    return new EngineRegistry(states, options.defaultVoice, options.idleUnload ?? NEVER_UNLOAD, logger);
   }
 
   /** Every configured engine with its load outcome. */
@@ -151,9 +166,43 @@ export class EngineRegistry {
     return this.states.filter((s) => s.ready && s.engine).map((s) => s.engine as SynthesisEngine);
   }
 
-  /** Every voice of every ready engine. */
+  /** Every voice of every ready engine, loaded or unloaded when idle. */
   voices(): VoiceDescriptor[] {
     return [...this.voiceIndex.values()].map((r) => r.voice);
+  }
+
+  /** Voices of `engine` (as it loaded at start-up). */
+  voicesOf(engine: string): VoiceDescriptor[] {
+    return this.voices().filter((v) => v.engine === engine);
+  }
+
+  /** True when the voice's engine holds it in memory now (not unloaded when idle). */
+  isLoaded(voice: VoiceDescriptor): boolean {
+    return this.residency.state(voice.engine)?.loaded ?? false;
+  }
+
+  /** Residency of a ready engine (loaded, last load time, idle time); undefined for others. */
+  residencyOf(engine: string): ResidencyState | undefined {
+    return this.residency.state(engine);
+  }
+
+  /**
+   * Marks the engine in use until the lease is released (it is not unloaded meanwhile), loading it
+   * again first when it was unloaded for idleness; the lease says how long that took. Every call of
+   * an engine's `synthesize` runs under a lease.
+   */
+  acquire(engine: string): Promise<EngineLease> {
+    return this.residency.acquire(engine);
+  }
+
+  /** Runs `fn` under a lease of `engine` (see acquire). */
+  use<T>(engine: string, fn: () => Promise<T>): Promise<T> {
+    return this.residency.use(engine, fn);
+  }
+
+  /** Unloads the engines idle for their configured time now (the idle timer calls it too). */
+  unloadIdle(): Promise<void> {
+    return this.residency.sweep();
   }
 
   /** The default voice id: the configured one when its engine is ready, else the first ready English voice. */
@@ -206,6 +255,7 @@ export class EngineRegistry {
 
   /** Closes every loaded engine. */
   async close(): Promise<void> {
+    this.residency.close();
     await Promise.all(this.states.map((s) => s.engine?.close().catch(() => undefined)));
   }
 }

@@ -22,5 +22,6 @@ export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: numb
     queueMs: stats.queueMs,
     nodeId,
     nodeMs: performance.now() - arrivedMs,
+    loadMs: stats.loadMs,
   };
 }

@@ -4,8 +4,8 @@ import { canonicalEngineName } from '../engines/registry.js';
 import type { VoiceDescriptor } from '../engines/engine.js';
 import type { NodeContext } from '../domain/node-context.js';
 
-/** Proto form of a voice. */
-export function toProtoVoice(v: VoiceDescriptor): Voice {
+/** Proto form of a voice; `loaded` is false while its engine is unloaded for idleness. */
+export function toProtoVoice(v: VoiceDescriptor, loaded = true): Voice {
   return {
     id: v.id,
     name: v.name,
@@ -15,7 +15,7 @@ export function toProtoVoice(v: VoiceDescriptor): Voice {
     gender: v.gender,
     sampleRate: v.sampleRate,
     quality: v.quality,
-    loaded: true,
+    loaded,
     description: v.description,
   };
 }
@@ -29,7 +29,7 @@ export function listVoices(ctx: NodeContext) {
       .voices()
       .filter((v) => engine === '' || v.engine === engine)
       .filter((v) => lang === '' || v.languages.some((l) => l.toLowerCase().startsWith(lang)) || v.language.toLowerCase().startsWith(lang))
-      .map(toProtoVoice);
+      .map((v) => toProtoVoice(v, ctx.registry.isLoaded(v)));
     callback(null, { voices });
   };
 }

@@ -6,6 +6,7 @@ import type { NodeContext } from '../domain/node-context.js';
 /** The node's load and engine report (also sent with every heartbeat). */
 export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
   const a = ctx.admission;
+  const voices = ctx.registry.voices();
   return {
     nodeId: ctx.nodeId,
     address: ctx.address,
@@ -14,14 +15,16 @@ export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
     inFlight: a.inFlight(),
     realTimeFactor: a.realTimeFactor(),
     secondsPerChar: a.secondsPerChar(),
-    loadedVoices: ctx.registry.voices().map((v) => v.id),
+    loadedVoices: voices.filter((v) => ctx.registry.isLoaded(v)).map((v) => v.id),
+    unloadedVoices: voices.filter((v) => !ctx.registry.isLoaded(v)).map((v) => v.id),
     engines: ctx.registry.list().map((s) => {
       const load = a.engineLoad(s.name);
+      const residency = ctx.registry.residencyOf(s.name);
       return {
         name: s.name,
         description: s.engine?.description ?? '',
         ready: s.ready,
-        voiceCount: s.ready && s.engine ? s.engine.voices().length : 0,
+        voiceCount: s.ready ? ctx.registry.voicesOf(s.name).length : 0,
         nativeSpeed: s.engine?.nativeSpeed != null,
         streaming: true,
         device: s.engine?.device ?? 'cpu',
@@ -31,6 +34,9 @@ export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
         capacity: load?.capacity ?? 0,
         queuedWorkSeconds: load?.queuedWorkSeconds ?? 0,
         secondsPerChar: load?.secondsPerChar ?? 0,
+        loaded: residency?.loaded ?? false,
+        loadMs: residency?.lastLoadMs ?? s.loadMs,
+        idleUnloadSec: residency?.idleUnloadSec ?? 0,
       };
     }),
     capacity: a.capacity(),

@@ -75,6 +75,11 @@ class EspeakEngineImpl implements EspeakEngine {
     return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied, words: res.words };
   }
 
+  /** Releases the engine's reference to the espeak thread (it stops unless the piper phonemizer still holds it); `load()` takes it again. */
+  unload(): Promise<void> {
+    return this.close();
+  }
+
   async close(): Promise<void> {
     const host = this.host;
     this.host = null;

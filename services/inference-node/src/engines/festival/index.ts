@@ -157,6 +157,11 @@ class FestivalEngineImpl implements FestivalEngine {
     return { audio: { samples, sampleRate }, speedApplied, words };
   }
 
+  /** Stops the festival processes holding the HTS voice; `load()` starts them again. */
+  unload(): Promise<void> {
+    return this.close();
+  }
+
   async close(): Promise<void> {
     const pool = this.pool;
     const workDir = this.workDir;

@@ -84,6 +84,11 @@ class FliteEngineImpl implements FliteEngine {
     return { audio: { samples: result.samples, sampleRate: result.sampleRate }, speedApplied, words: result.words };
   }
 
+  /** Stops the worker threads (each holds the voices it used); `load()` starts them again. */
+  unload(): Promise<void> {
+    return this.close();
+  }
+
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = null;

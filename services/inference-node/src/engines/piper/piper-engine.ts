@@ -294,13 +294,19 @@ class PiperEngineImpl implements PiperEngine {
     };
   }
 
-  async close(): Promise<void> {
-    await this.batcher.close();
+  /** Releases every voice's ONNX session (the runner's worker threads end); `load()` opens them again. */
+  async unload(): Promise<void> {
+    this.loaded = false;
     this.models.length = 0;
     this.voiceList.length = 0;
     this.targets.clear();
-    await this.runner?.close();
+    const runner = this.runner;
     this.runner = undefined;
-    this.loaded = false;
+    await runner?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.batcher.close();
+    await this.unload();
   }
 }
