@@ -6,6 +6,8 @@ export {
   ROUTING_POLICIES,
   candidates,
   costSeconds,
+  offeringVoice,
+  voiceLoadSeconds,
   createRoutingPolicy,
   estimateOn,
   fitsBudget,

@@ -135,3 +135,27 @@ describe('routeOrError', () => {
     assert.ok(Math.abs(d.costSeconds - 0.2) < 1e-9, String(d.costSeconds));
   });
 });
+
+describe('voices unloaded for idleness', () => {
+  // Both nodes offer flite:v; "cold" unloaded it (its flite loads again in 0.5 s).
+  const warm = (queued = 0): RoutableNode => node('warm', { queued });
+  const cold = (): RoutableNode => node('cold', { voices: [], unloadedVoices: ['flite:v'], loadMs: 500 });
+
+  for (const name of ['least-loaded', 'least-loaded-all'] as const) {
+    it(`${name} prefers the node holding the voice when load is comparable, and the other one when it is busier by more than a reload`, () => {
+      const policy = createRoutingPolicy(name);
+      assert.equal(id(policy.choose([cold(), warm()], req())?.entry), 'warm', 'same load: the loaded node');
+      assert.equal(id(policy.choose([cold(), warm(0.4)], req())?.entry), 'warm', '0.4 s busier, less than the 0.5 s reload');
+      const decision = policy.choose([cold(), warm(2)], req());
+      assert.equal(id(decision?.entry), 'cold', '2 s busier: reloading is sooner');
+      assert.equal(decision?.costSeconds, 0.1 + 0.5, 'the cost counts the reload');
+    });
+  }
+
+  it('never picks a node that does not offer the voice while one that unloaded it does', () => {
+    const policy = createRoutingPolicy('least-loaded-all');
+    const other = node('other', { voices: ['flite:w'] });
+    assert.equal(id(policy.choose([other, cold()], req())?.entry), 'cold');
+  });
+});
+

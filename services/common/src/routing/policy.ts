@@ -4,8 +4,10 @@
  *
  * least-loaded: estimated finish time = (node's queued work + work routed since its last report)
  *   / its parallel capacity + this request's cost (characters x the node's measured seconds per
- *   character); the better of two random candidates (power of two choices), among nodes that
- *   already have the voice loaded when any do. Where the node reports the load of the engine the
+ *   character) + the time to load the voice again where the node unloaded it for idleness (its
+ *   engine's last load time), so a node holding the voice wins unless it is busier by more than a
+ *   reload; the better of two random candidates (power of two choices), among the nodes that offer
+ *   the voice (loaded or not) when any do. Where the node reports the load of the engine the
  *   request needs (its slots, queued work and seconds per character), the estimate uses the
  *   engine's figures rather than the whole node's: a node's engines do not share their slots.
  * least-loaded-all: the same estimate, minimised over all candidates.
@@ -70,6 +72,23 @@ function engineLoad(node: RoutableNode, engine: string): { capacity: number; que
   return info !== undefined && info.capacity > 0 && info.secondsPerChar > 0 ? info : undefined;
 }
 
+/** Nodes that offer the request's voice, loaded or unloaded for idleness, when any do; else all of `nodes`. */
+export function offeringVoice<N extends RoutableNode>(nodes: readonly N[], req: RouteRequest): readonly N[] {
+  if (!req.voice.includes(':')) return nodes;
+  const offering = nodes.filter((e) => e.status.loadedVoices.includes(req.voice) || e.status.unloadedVoices.includes(req.voice));
+  return offering.length > 0 ? offering : nodes;
+}
+
+/**
+ * Seconds the node would spend loading the request's voice before synthesizing: its engine's last
+ * load time when the node unloaded the voice for idleness, else 0.
+ */
+export function voiceLoadSeconds(node: RoutableNode, req: RouteRequest): number {
+  if (!node.status.unloadedVoices.includes(req.voice)) return 0;
+  const engine = requiredEngine(req);
+  return (node.status.engines.find((e) => e.name === engine)?.loadMs ?? 0) / 1000;
+}
+
 /**
  * Estimated compute seconds of `characters` on the node, at its measured speed: the speed of
  * `engine` when the node reports it, else the node's average.
@@ -93,7 +112,7 @@ export function startSeconds(node: RoutableNode, engine = ''): number {
 /** The estimate of `req` on one node. */
 export function estimateOn<N extends RoutableNode>(entry: N, req: RouteRequest): RouteDecision<N> {
   const engine = requiredEngine(req);
-  return { entry, startSeconds: startSeconds(entry, engine), costSeconds: costSeconds(entry, req.characters, engine) };
+  return { entry, startSeconds: startSeconds(entry, engine), costSeconds: costSeconds(entry, req.characters, engine) + voiceLoadSeconds(entry, req) };
 }
 
 /**
@@ -142,8 +161,7 @@ export function createRoutingPolicy(name: RoutingPolicyName, random: () => numbe
   return {
     choose<N extends RoutableNode>(nodes: readonly N[], req: RouteRequest): RouteDecision<N> | undefined {
       if (nodes.length === 0) return undefined;
-      const withVoice = req.voice.includes(':') ? nodes.filter((e) => e.status.loadedVoices.includes(req.voice)) : [];
-      const pool = withVoice.length > 0 ? withVoice : nodes;
+      const pool = offeringVoice(nodes, req);
       let picks = pool;
       if (name === 'least-loaded' && pool.length > 2) {
         const i = Math.floor(random() * pool.length);

@@ -85,6 +85,15 @@ describe('job placement', () => {
     assert.deepEqual(ids(policy.plan([job(50, 'flite:v')], [view(without, [0]), view(withVoice, [0])])), ['has-voice']);
   });
 
+  it('prefers a node holding the voice over one that unloaded it for idleness, unless the reload is sooner', () => {
+    const policy = createPlacementPolicy('least-loaded-all');
+    const warm = entry('warm', 0.001, 1);
+    const cold = { ...entry('cold', 0.001, 1), status: nodeStatusFixture('cold', { voices: [], unloadedVoices: ['flite:v'], loadMs: 500 }) };
+    assert.deepEqual(ids(policy.plan([job(50, 'flite:v')], [view(cold, [0]), view(warm, [0])])), ['warm'], 'both free: the loaded node');
+    assert.deepEqual(ids(policy.plan([job(50, 'flite:v')], [view(cold, [0]), view(warm, [0.3])])), [undefined], 'the loaded node frees in 0.3 s, before a 0.5 s reload: the job waits for it');
+    assert.deepEqual(ids(policy.plan([job(50, 'flite:v')], [view(cold, [0]), view(warm, [2])])), ['cold'], 'the loaded node is busy for 2 s: reload');
+  });
+
   it('avoids nodes a job already failed on while another can run it', () => {
     const policy = createPlacementPolicy('least-loaded-all');
     assert.deepEqual(ids(policy.plan([job(100, 'flite:v', ['fast-a'])], [view(fastA, [0, 0]), view(slow, [0, 0])])), ['slow']);

@@ -2,7 +2,7 @@
  * Routing in the scheduler: the synchronous routing policies (shared with the facade, from
  * services/common/src/routing, re-exported here) and the placement of asynchronous jobs on nodes.
  */
-import { candidates, costSeconds, type RouteRequest, type RoutingPolicyName } from '@tts/common/routing';
+import { candidates, costSeconds, offeringVoice, voiceLoadSeconds, type RouteRequest, type RoutingPolicyName } from '@tts/common/routing';
 import type { NodeEntry } from './membership.js';
 
 export {
@@ -62,8 +62,10 @@ function nextFree(v: SlotView): number {
  *   head of the queue in order. A job's finish on a node = the time its next slot frees (the
  *   scheduler knows what it runs where; each running job's remaining time is its estimate minus its
  *   elapsed time) + work on the node that is not the scheduler's / capacity + the job's cost
- *   (characters x the node's measured seconds per character). Nodes that already have the voice
- *   loaded are preferred. A job goes now to a node with a free slot unless a busy node would
+ *   (characters x the node's measured seconds per character) + the time to load the voice again on
+ *   a node that unloaded it for idleness (its engine's last load time): a node holding the voice is
+ *   preferred unless it would finish later by more than that. Only nodes offering the voice are
+ *   considered when any do. A job goes now to a node with a free slot unless a busy node would
  *   still finish it sooner, in which case it reserves that node's next slot and waits in the
  *   queue; the jobs behind it see the reservation, so a slow idle node takes work only once the
  *   backlog makes it worthwhile. Priority comes first: while a job waits for a node, no less
@@ -107,9 +109,11 @@ export function createPlacementPolicy(name: RoutingPolicyName, random: () => num
       return jobs.map((req) => {
         const usable = usableFor(nodes, req);
         if (usable.length === 0) return undefined;
-        const withVoice = req.voice.includes(':') ? usable.filter((v) => v.entry.status.loadedVoices.includes(req.voice)) : [];
-        const pool = withVoice.length > 0 ? withVoice : usable;
-        const finish = (v: SlotView): number => v.slots[nextFree(v)]! + v.foreignSeconds / Math.max(1, v.slots.length) + costSeconds(v.entry, req.characters);
+        const offering = offeringVoice(usable.map((v) => v.entry), req);
+        const pool = usable.filter((v) => offering.includes(v.entry));
+        // A node that unloaded the voice for idleness first loads it again.
+        const cost = (v: SlotView): number => costSeconds(v.entry, req.characters) + voiceLoadSeconds(v.entry, req);
+        const finish = (v: SlotView): number => v.slots[nextFree(v)]! + v.foreignSeconds / Math.max(1, v.slots.length) + cost(v);
         let free = pool.filter((v) => v.slots.includes(0));
         if (name === 'least-loaded' && free.length > 2) {
           const i = Math.floor(random() * free.length);
@@ -123,7 +127,7 @@ export function createPlacementPolicy(name: RoutingPolicyName, random: () => num
         const f = finish(best);
         const slot = nextFree(best);
         if (best.slots[slot] === 0 && req.priority <= waiting) {
-          best.slots[slot] = costSeconds(best.entry, req.characters);
+          best.slots[slot] = cost(best);
           return best.entry;
         }
         best.slots[slot] = f; // reserved: the job waits for this slot
