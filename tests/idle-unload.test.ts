@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { NodeRouter } from '@tts/facade/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 import { commandOf, descendants } from './support/processes.js';
 
@@ -64,13 +65,12 @@ describe('idle unload', () => {
     const before = festivalPids();
     assert.equal(before.length, 2, 'two festival processes hold the HTS voice');
     const pssBefore = before.reduce((kb, pid) => kb + pssKb(pid), 0);
-    const rssBefore = process.memoryUsage().rss;
     assert.ok(pssBefore > 10_000, `festival processes hold ${pssBefore} kB`);
 
     await waitFor(() => registry.residencyOf('festival')?.loaded === false, 5000, 'festival unloaded');
     assert.deepEqual(festivalPids(), [], 'the festival processes ended');
     await waitFor(() => registry.residencyOf('flite')?.loaded === false, 5000, 'flite unloaded');
-    t.diagnostic(`festival PSS ${pssBefore} kB -> 0 kB (2 processes ended); node process RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB -> ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB after flite's worker threads ended`);
+    t.diagnostic(`festival PSS ${pssBefore} kB -> 0 kB (2 processes ended)`);
     assert.equal(registry.residencyOf('espeak')?.loaded, true, 'the default voice stays loaded');
     assert.equal(registry.residencyOf('espeak')?.idleUnloadSec, 0);
     assert.equal(registry.residencyOf('flite')?.idleUnloadSec, 2, 'TTS_FLITE_IDLE_UNLOAD_SEC overrides the default');
@@ -127,4 +127,28 @@ describe('idle unload', () => {
     await def.arrayBuffer();
     assert.doesNotMatch(def.headers.get('server-timing') ?? '', /\bload;dur=/);
   });
+
+  it('routes a voice to a node that holds it over one that unloaded it, both idle', async () => {
+    const cold = platform.nodes[0]!;
+    // A second node that never unloads.
+    const warm = await platform.addNode({ engines: ['festival', 'flite', 'espeak'], defaultVoice: 'espeak:en-us', festivalProcesses: 1 });
+    await waitFor(() => cold.context.registry.residencyOf('flite')?.loaded === false, 5000, 'flite unloaded on the first node');
+    await waitFor(() => {
+      const status = platform.scheduler.context.membership.ready().find((e) => e.status.nodeId === cold.nodeId)?.status;
+      return status?.unloadedVoices.includes('flite:slt') === true;
+    }, 5000, 'the scheduler sees flite unloaded');
+    const router = new NodeRouter({ schedulerAddress: platform.scheduler.address, refreshMs: 60_000 });
+    try {
+      const picks: string[] = [];
+      for (let i = 0; i < 3; i++) picks.push((await router.pick({ voice: 'flite:slt', engine: '', characters: 40 }, [])).nodeId);
+      assert.deepEqual(picks, [warm.nodeId, warm.nodeId, warm.nodeId], 'flite on the cold node would first load for seconds');
+      // A voice both hold loaded (the default voice): no preference, the picks spread over both.
+      const spread = new Set<string>();
+      for (let i = 0; i < 20; i++) spread.add((await router.pick({ voice: 'espeak:en-us', engine: '', characters: 40 }, [])).nodeId);
+      assert.deepEqual([...spread].sort(), [cold.nodeId, warm.nodeId].sort());
+    } finally {
+      router.close();
+    }
+  });
 });
+
