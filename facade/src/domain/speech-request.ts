@@ -1,11 +1,11 @@
 /**
  * The one mapping from an HTTP body that asks for speech to the platform's speech request
  * (`tts.v1.SpeechSpec`): POST /api/tts and POST /api/jobs/tts (TtsRequest), POST /v1/audio/speech
- * (OpenAI's SpeechRequest) and POST /api/web/jobs/tts (the web form). Empty text is refused here,
- * once; voice names are resolved against the ready nodes; the documented defaults are applied.
+ * (OpenAI's SpeechRequest) and POST /api/web/jobs/tts (the web form). Empty text and invalid SSML
+ * are refused here, once, before any node work; voice names are resolved against the ready nodes; the documented defaults are applied.
  */
 import type { SpeechSpec } from '@tts/proto/synthesis';
-import { encodingOf, SPEED_RANGE, TtsError } from '@tts/common';
+import { encodingOf, isSsml, parseSsml, SPEED_RANGE, TtsError } from '@tts/common';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Schema } from '../handler-context.js';
 import type { ClusterView } from './cluster.js';
@@ -45,13 +45,15 @@ export interface SpeechContext {
 }
 
 /**
- * The speech request of `input`. Throws TTS_TEXT_EMPTY (422) for empty or white-space text and
+ * The speech request of `input`. Throws TTS_TEXT_EMPTY (422) for empty or white-space text,
+ * SSML_INVALID (422) for a text starting with `<speak>` that is not valid SSML of the subset, and
  * TTS_MODEL_NOT_FOUND (404) for an OpenAI `model` that names no engine.
  */
 export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Promise<SpeechRequest> {
   const fields = input.kind === 'tts' ? TTS_FIELDS : input.kind === 'openai' ? OPENAI_FIELDS : WEB_FIELDS;
   const text = input.kind === 'openai' ? input.body.input : input.body.text;
   if (text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', `${fields.text} is empty or only white space.`, { loc: ['body', fields.text ?? 'text'] });
+  if (isSsml(text)) parseSsml(text, fields.text);
   switch (input.kind) {
     case 'openai': {
       const b = input.body;

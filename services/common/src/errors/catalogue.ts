@@ -41,6 +41,7 @@ export const ERROR_CATALOGUE = {
     hint: 'Send the body uncompressed (no Content-Encoding, or identity).', openaiType: 'invalid_request_error', retryable: false,
   },
   TTS_TEXT_EMPTY: invalid('The text is empty or only white space.', 'Send at least one speakable character.'),
+  SSML_INVALID: invalid('The SSML is malformed or uses an element, attribute or value outside the supported subset.', 'Read the message for the element and its line and column; see the `text` field in the API description for the subset (breaks up to 10 s).'),
   TTS_TEXT_TOO_LONG: invalid('The text is longer than the limit.', 'Split the text or use the asynchronous job API; see `limits` in GET /api/capabilities.'),
   TTS_VOICE_NOT_FOUND: invalid('The voice does not exist.', 'Pick a voice id from GET /v1/audio/voices.'),
   TTS_ENGINE_NOT_FOUND: invalid('The engine does not exist.', 'Pick an engine from GET /api/plugins/engines.'),
