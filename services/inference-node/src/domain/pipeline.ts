@@ -7,7 +7,7 @@
  * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { SPEED_RANGE, TtsError } from '@tts/common';
+import { isSsml, parseSsml, SPEED_RANGE, TtsError } from '@tts/common';
 import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetry';
 import {
   contentTypeOf,
@@ -24,6 +24,7 @@ import {
   type AudioFormat,
 } from '../audio/index.js';
 import { prepareText } from '../text/index.js';
+import { ssmlPieces, type SpeechPiece } from '../text/ssml.js';
 import type { PcmAudio } from '../audio/pcm.js';
 import type { FirstChunkPolicy, SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
 import type { EngineRegistry } from '../engines/registry.js';
@@ -63,12 +64,27 @@ export interface SynthesisJob {
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
 const STREAMING_FIRST_CHUNK: FirstChunkPolicy = { maxChars: 60, minChars: 20, cutAtWord: false };
 
+/** Engine feature of engines that render IPA given as `EngineInput.phonemes` (SSML `<phoneme>`). */
+export const IPA_INPUT = 'ipa-input';
+
+/** Characters of text a piece speaks (0 for a silence). */
+function charactersOf(piece: SpeechPiece): number {
+  return piece.kind === 'speech' ? piece.text.length : 0;
+}
+
+/** The speed a speech piece renders at: the request's times its SSML rate, within SPEED_RANGE. */
+function pieceSpeed(planSpeed: number, piece: SpeechPiece): number {
+  const rate = piece.kind === 'speech' ? piece.rate : 1;
+  return Math.min(SPEED_RANGE.max, Math.max(SPEED_RANGE.min, planSpeed * rate));
+}
+
 /** A validated job, ready to render. */
 export interface SynthesisPlan {
   readonly job: SynthesisJob;
   readonly engine: SynthesisEngine;
   readonly voice: VoiceDescriptor;
-  readonly chunks: readonly string[];
+  /** What to render, in order: speech chunks (with their SSML rate and pitch) and silences. */
+  readonly chunks: readonly SpeechPiece[];
   readonly characters: number;
   readonly speed: number;
   readonly outputRate: number;
@@ -151,13 +167,18 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate, ['sample_rate']);
   const language = job.language !== '' ? job.language : voice.language;
   const first = engine.streamingFirstChunk ?? STREAMING_FIRST_CHUNK;
-  const chunks = prepareText(job.text, {
+  const prepare = {
     language,
     normalize: !job.rawText,
     ...(job.streaming ? { firstChunkMaxChars: first.maxChars, firstChunkMinChars: first.minChars, firstChunkCutAtWord: first.cutAtWord } : {}),
-  });
-  if (chunks.length === 0) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
-  const characters = chunks.reduce((n, c) => n + c.length, 0);
+  };
+  // A text that starts with <speak> is SSML (validated again here: a job may come from anywhere);
+  // any other text is plain text, "<" and all.
+  const chunks: SpeechPiece[] = isSsml(job.text)
+    ? ssmlPieces(parseSsml(job.text), { ...prepare, phonemes: engine.features.includes(IPA_INPUT) })
+    : prepareText(job.text, prepare).map((text) => ({ kind: 'speech', text, rate: 1, pitch: 1 }));
+  if (!chunks.some((c) => c.kind === 'speech')) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
+  const characters = chunks.reduce((n, c) => n + charactersOf(c), 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
 }
 
@@ -199,7 +220,11 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   const onAbort = (): void => local.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   const renderSentence = async (i: number): Promise<RenderedSentence> => {
-    const text = plan.chunks[i]!;
+    const piece = plan.chunks[i]!;
+    // A silence (SSML <break>) is samples of zero at the voice's rate: no engine, no slot.
+    if (piece.kind === 'silence') return { audio: { samples: new Float32Array(Math.round(piece.seconds * plan.voice.sampleRate)), sampleRate: plan.voice.sampleRate }, speedApplied: true, computeSec: 0 };
+    const { text } = piece;
+    const speed = pieceSpeed(plan.speed, piece);
     const waitStart = performance.now();
     const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal));
     const started = performance.now();
@@ -210,7 +235,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       const out = await inSpan('tts.inference', attributes, async (span) => {
         let batch = 1;
         const [result] = await observeBatches(
-          () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed: plan.speed, signal: local.signal, ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
+          () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed, signal: local.signal, ...(piece.phonemes === undefined ? {} : { phonemes: piece.phonemes }), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
           (size) => (batch = Math.max(batch, size)),
         );
         span.setAttribute('tts.batch.size', batch);
@@ -247,25 +272,33 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     prepareMarker();
     for (let i = 0; i < plan.chunks.length; i++) {
       checkAborted(signal);
-      const text = plan.chunks[i]!;
+      const piece = plan.chunks[i]!;
+      const chars = charactersOf(piece);
       const rendered = await pending[i]!;
       // After the first piece has gone out (below), so nothing competes with the first audio.
       if (i > 0) renderAhead(i);
       let audio = rendered.audio;
-      if (!rendered.speedApplied && plan.speed !== 1) audio = await timeStretch(audio, plan.speed, signal);
-      if (plan.job.pitchRatio !== undefined && plan.job.pitchRatio !== 1) audio = await pitchShift(audio, plan.job.pitchRatio, signal);
-      const first = i === 0;
+      if (piece.kind === 'speech') {
+        const speed = pieceSpeed(plan.speed, piece);
+        if (!rendered.speedApplied && speed !== 1) audio = await timeStretch(audio, speed, signal);
+        const pitch = (plan.job.pitchRatio ?? 1) * piece.pitch;
+        if (pitch !== 1) audio = await pitchShift(audio, pitch, signal);
+        // The first and last pieces are trimmed at the outside, and speech beside an SSML break
+        // at the break's side, so the pause is the break's length and not the engine's padding too.
+        const start = i === 0 || plan.chunks[i - 1]?.kind === 'silence';
+        const end = i === plan.chunks.length - 1 || plan.chunks[i + 1]?.kind === 'silence';
+        const edges = start && end ? 'both' : start ? 'start' : end ? 'end' : 'none';
+        if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
+        audio = limitPeak(audio);
+      }
       const last = i === plan.chunks.length - 1;
-      const edges = first && last ? 'both' : first ? 'start' : last ? 'end' : 'none';
-      if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
-      audio = limitPeak(audio);
       const audioSec = audio.samples.length / audio.sampleRate;
-      deps.admission.record(plan.engine.name, text.length, rendered.computeSec, audioSec);
-      deps.admission.trackChars(plan.engine.name, -text.length);
-      remaining -= text.length;
+      if (piece.kind === 'speech') deps.admission.record(plan.engine.name, chars, rendered.computeSec, audioSec);
+      deps.admission.trackChars(plan.engine.name, -chars);
+      remaining -= chars;
       stats.computeSeconds += rendered.computeSec;
       stats.audioSeconds += audioSec;
-      stats.sentences++;
+      if (piece.kind === 'speech') stats.sentences++;
       let out = resampler ? resampler.process(audio.samples) : audio.samples;
       if (last && resampler) {
         const tail = resampler.flush();

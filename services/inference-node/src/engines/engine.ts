@@ -25,6 +25,11 @@ export interface EngineInput {
   readonly text: string;
   /** Voice id ("engine:name") of this engine. */
   readonly voice: string;
+  /**
+   * IPA to render instead of `text` (an SSML `<phoneme>`), given only to engines whose `features`
+   * include "ipa-input"; `text` then holds the words it spells.
+   */
+  readonly phonemes?: string;
   /** Requested speed factor (1 = normal). Engines apply it natively within `nativeSpeed`. */
   readonly speed: number;
   /** Aborted when the caller cancels; engines stop or discard the work. */

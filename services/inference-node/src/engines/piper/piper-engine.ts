@@ -167,6 +167,8 @@ class PiperEngineImpl implements PiperEngine {
 
   get features(): readonly string[] {
     const features = ['batching', 'native-speed'];
+    // Voices read espeak-ng IPA, so an SSML <phoneme>'s IPA goes in as it is.
+    if (this.models.some((m) => m.config.phonemeType !== 'text')) features.push('ipa-input');
     if (this.models.some((m) => m.config.numSpeakers > 1)) features.push('multi-speaker');
     return features;
   }
@@ -262,7 +264,10 @@ class PiperEngineImpl implements PiperEngine {
     const speedApplied = input.speed >= this.nativeSpeed.min && input.speed <= this.nativeSpeed.max;
     const scales = model.scalesFor(speedApplied ? input.speed : 1);
     try {
-      const sentences = config.phonemeType === 'text' ? [input.text] : await this.options.phonemizer.phonemize(input.text, config.espeakVoice);
+      const sentences =
+        config.phonemeType === 'text' ? [input.text]
+        : input.phonemes !== undefined ? [input.phonemes] // IPA given (SSML <phoneme>): what the phonemizer would produce
+        : await this.options.phonemizer.phonemize(input.text, config.espeakVoice);
       const jobs: Job[] = [];
       for (const sentence of sentences) {
         const { ids, missing, mapped } = phonemesToIds(splitPhonemes(sentence, config.phonemeMap), config.phonemeIdMap);

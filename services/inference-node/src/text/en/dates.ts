@@ -5,7 +5,8 @@
 import { decadeToWords, integerToWords, ordinalToWords, pluralizeNumberWords, yearToWords } from '../numbers.js';
 import { finalPeriod, rewrite } from './context.js';
 
-const MONTHS = [
+/** English month names, January first. */
+export const MONTHS = [
   'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
 ] as const;
 const MONTH_KEYS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
