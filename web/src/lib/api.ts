@@ -17,9 +17,11 @@ async function errorOf(res: Response): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
   let message = res.statusText;
   try {
-    const body = (await res.json()) as { code?: string; message?: string };
+    const body = (await res.json()) as { code?: string; message?: string; detail?: { msg?: string }[] };
     if (body.code) code = body.code;
-    if (body.message) message = body.message;
+    // A validation failure (422) says what is wrong in its first detail.
+    const said = body.message ?? body.detail?.[0]?.msg;
+    if (said) message = said;
   } catch {
     // Not JSON: keep the status.
   }

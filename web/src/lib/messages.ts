@@ -12,6 +12,8 @@ export function messageFor(err: unknown): string {
       return 'The text is too long. Shorten it or split it into parts.';
     case 'TTS_TEXT_EMPTY':
       return 'Type some text to speak first.';
+    case 'SSML_INVALID':
+      return `The text starts with <speak> but its SSML has a mistake: ${err.message}`;
     case 'REFERENCE_NOT_FOUND':
       return 'The reference clip is not available (expired, or not yours). Upload it again.';
     case 'STUDIO_PRESET_NOT_FOUND':
