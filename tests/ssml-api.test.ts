@@ -18,7 +18,11 @@ async function wavOf(res: Response): Promise<{ samples: Float32Array; sampleRate
   return { samples: Float32Array.from(wav.samples), sampleRate: wav.sampleRate };
 }
 
-/** Longest run of 20 ms windows whose RMS is under 2 % of the loudest window's, in seconds. */
+/**
+ * Longest run of 20 ms windows whose RMS is under 2 % of the loudest window's, in seconds. A break
+ * measures up to ~0.2 s longer than asked: the speech on either side keeps the 80 ms pads of edge
+ * trimming, and its fade below 2 % counts as silence.
+ */
 function longestSilenceSec(audio: { samples: Float32Array; sampleRate: number }): number {
   const size = Math.round(WINDOW_SEC * audio.sampleRate);
   const levels: number[] = [];
@@ -54,7 +58,7 @@ describe('SSML', () => {
       const broken = await wavOf(await p.post('/api/tts', { text: '<speak>Hello there.<break time="1s"/>How are you today?</speak>', voice, format: 'wav' }));
       const gap = longestSilenceSec(broken);
       t.diagnostic(`${voice}: longest silence ${gap.toFixed(2)} s with the break, ${longestSilenceSec(plain).toFixed(2)} s without; ${durationOf(plain).toFixed(2)} s -> ${durationOf(broken).toFixed(2)} s`);
-      assert.ok(gap >= 0.95 && gap <= 1.25, `${voice}: longest silence ${gap.toFixed(2)} s with a 1 s break`);
+      assert.ok(gap >= 0.95 && gap <= 1.35, `${voice}: longest silence ${gap.toFixed(2)} s with a 1 s break`);
       assert.ok(longestSilenceSec(plain) < 0.6, `${voice}: longest silence ${longestSilenceSec(plain).toFixed(2)} s without a break`);
       assert.ok(durationOf(broken) - durationOf(plain) > 0.6, `${voice}: ${durationOf(plain).toFixed(2)} s -> ${durationOf(broken).toFixed(2)} s`);
     });
@@ -77,10 +81,18 @@ describe('SSML', () => {
     assert.ok(durationOf(number) > 2 * durationOf(digits), `"one two" ${durationOf(digits).toFixed(2)} s, "one million ..." ${durationOf(number).toFixed(2)} s`);
   });
 
+  test('<phoneme> speaks its IPA on espeak-ng, its text on flite', async () => {
+    const text = '<speak><phoneme alphabet="ipa" ph="ˌsuːpɚkˌælɪfɹˌædʒɪlˌɪstɪkˌɛkspiːˌælɪdˈoʊʃəs">Hi</phoneme></speak>';
+    const espeak = await wavOf(await p.post('/api/tts', { text, voice: 'espeak:en-us', format: 'wav' }));
+    const flite = await wavOf(await p.post('/api/tts', { text, voice: 'flite:slt', format: 'wav' }));
+    assert.ok(durationOf(espeak) > 2, `espeak-ng: ${durationOf(espeak).toFixed(2)} s for the long IPA word`);
+    assert.ok(durationOf(flite) < 1, `flite: ${durationOf(flite).toFixed(2)} s for "Hi"`);
+  });
+
   test('/v1/audio/speech reads SSML in `input`', async () => {
     const res = await p.post('/v1/audio/speech', { model: 'tts-1', input: '<speak>Hi.<break time="800ms"/>Bye.</speak>', voice: 'flite:slt', response_format: 'wav' });
     const gap = longestSilenceSec(await wavOf(res));
-    assert.ok(gap >= 0.75 && gap <= 1.05, `longest silence ${gap.toFixed(2)} s with an 800 ms break`);
+    assert.ok(gap >= 0.75 && gap <= 1.15, `longest silence ${gap.toFixed(2)} s with an 800 ms break`);
   });
 
   test('a job renders its SSML', async () => {
@@ -94,7 +106,7 @@ describe('SSML', () => {
     }, 60_000, 'the SSML job');
     assert.equal(status, 'completed');
     const gap = longestSilenceSec(await wavOf(await p.get(`/api/jobs/${job_id}/audio`)));
-    assert.ok(gap >= 1.45 && gap <= 1.75, `longest silence ${gap.toFixed(2)} s with a 1.5 s break`);
+    assert.ok(gap >= 1.45 && gap <= 1.85, `longest silence ${gap.toFixed(2)} s with a 1.5 s break`);
   });
 
   test('text without <speak> is text: "<" and ">" are read, not parsed', async () => {

@@ -31,8 +31,12 @@ export interface EspeakLibrary {
   listVoices(): EspeakVoiceInfo[];
   /** The installed voice variants ("!v/..."). */
   listVariants(): EspeakVoiceInfo[];
-  /** Synthesizes `text` (UTF-8, no SSML) with `voice` (name, language or "identifier+variant") at `wpm`, with its words' timings. */
-  synthesize(text: string, voice: string, wpm: number): { samples: Float32Array; words: WordTiming[] };
+  /**
+   * Synthesizes `text` (UTF-8, no SSML) with `voice` (name, language or "identifier+variant") at
+   * `wpm`, with its words' timings. With `phonemeInput`, `[[...]]` in the text is read as espeak
+   * phoneme mnemonics.
+   */
+  synthesize(text: string, voice: string, wpm: number, phonemeInput?: boolean): { samples: Float32Array; words: WordTiming[] };
   /** Selects `voice` (a voice name, language or identifier); throws `TTS_VOICE_NOT_FOUND` when none matches. */
   selectVoice(voice: string): void;
   /** IPA of `text` for the selected voice: espeak's chunks joined with a space. */
@@ -50,6 +54,8 @@ const EVENT_MSG_TERMINATED = 6;
 const EVENT_PHONEME = 7;
 const ESPEAK_RATE = 1;
 const CHARS_UTF8 = 1;
+/** espeakPHONEMES: text within [[ ]] is phoneme mnemonics. */
+const PHONEME_INPUT = 0x100;
 const POS_CHARACTER = 1;
 const PHONEMES_IPA = 0x02;
 const EE_OK = 0;
@@ -212,13 +218,13 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
       if (byLanguage && setVoiceByName(byLanguage.identifier) === EE_OK) return;
       throw new TtsError('TTS_VOICE_NOT_FOUND', `espeak-ng has no voice "${voice}".`, { loc: ['body', 'voice'] });
     },
-    synthesize(text, voice, wpm) {
+    synthesize(text, voice, wpm, phonemeInput = false) {
       binding.selectVoice(voice);
       setParameter(ESPEAK_RATE, Math.round(wpm), 0);
       const bytes = Buffer.from(`${text}\0`, 'utf8');
       chunks = [];
       marks = [];
-      const status = synth(bytes, bytes.length, 0, POS_CHARACTER, 0, CHARS_UTF8, null, null) as number;
+      const status = synth(bytes, bytes.length, 0, POS_CHARACTER, 0, CHARS_UTF8 | (phonemeInput ? PHONEME_INPUT : 0), null, null) as number;
       const collected = chunks;
       chunks = [];
       const words = wordsOf(text);

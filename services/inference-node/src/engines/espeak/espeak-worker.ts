@@ -6,7 +6,8 @@ import { openEspeak, type EspeakVoiceInfo } from './espeak-lib.js';
 /** A request to the espeak worker. */
 export type EspeakRequest =
   | { readonly kind: 'voices' }
-  | { readonly kind: 'synthesize'; readonly text: string; readonly voice: string; readonly wpm: number }
+  /** `phonemeInput`: `[[...]]` in `text` is phoneme mnemonics (only set for an SSML <phoneme>). */
+  | { readonly kind: 'synthesize'; readonly text: string; readonly voice: string; readonly wpm: number; readonly phonemeInput?: boolean }
   | { readonly kind: 'phonemize'; readonly voice: string; readonly clauses: readonly string[] };
 
 /** The espeak worker's answer to the request of the same `kind`; `samples` arrives by transfer. */
@@ -27,7 +28,7 @@ serveWorker<EspeakRequest, EspeakResponse>((data) => {
       case 'voices':
         return { result: { kind: 'voices', sampleRate: espeak.sampleRate, voices: espeak.listVoices(), variants: espeak.listVariants() } };
       case 'synthesize': {
-        const { samples, words } = espeak.synthesize(req.text, req.voice, req.wpm);
+        const { samples, words } = espeak.synthesize(req.text, req.voice, req.wpm, req.phonemeInput === true);
         return { result: { kind: 'synthesize', samples, sampleRate: espeak.sampleRate, words }, transfer: [samples.buffer as ArrayBuffer] };
       }
       case 'phonemize':

@@ -148,6 +148,25 @@ describe('espeak engine', () => {
     assert.ok(durationSec(audio) > 1, 'the tags are spoken, not interpreted');
   });
 
+  it('speaks IPA given as phonemes (SSML <phoneme>) like the words it spells, and only then reads [[...]] as phonemes', async (t) => {
+    const phonemizer = createEspeakPhonemizer();
+    try {
+      const sentence = 'A lighthouse keeper writes about the weather';
+      const [ipa = ''] = await phonemizer.phonemize(sentence, 'en-us');
+      const words = await synth(engine, { text: sentence, voice: 'espeak:en-us', speed: 1 });
+      const spoken = await synth(engine, { text: sentence, phonemes: ipa, voice: 'espeak:en-us', speed: 1 });
+      t.diagnostic(`"${ipa}": ${durationSec(words).toFixed(2)} s as words, ${durationSec(spoken).toFixed(2)} s as phonemes`);
+      assert.ok(Math.abs(durationSec(spoken) - durationSec(words)) < 0.1 * durationSec(words), `${durationSec(spoken)} s vs ${durationSec(words)} s`);
+      const other = await synth(engine, { text: 'x', phonemes: 'pəˈteɪtoʊ', voice: 'espeak:en-us', speed: 1 });
+      assert.ok(durationSec(other) > 0.3 && durationSec(other) < 1.5, `potato: ${durationSec(other)} s`);
+      // Without the phoneme flag the brackets are text: espeak reads the letters.
+      const literal = await synth(engine, { text: "[[p@t'eItoU]]", voice: 'espeak:en-us', speed: 1 });
+      assert.ok(durationSec(literal) > durationSec(other) + 0.3, `literal ${durationSec(literal)} s vs phonemes ${durationSec(other)} s`);
+    } finally {
+      await phonemizer.close();
+    }
+  });
+
   it('reports the real-time factor of a 60-word paragraph', async (t) => {
     const started = performance.now();
     const audio = await synth(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });

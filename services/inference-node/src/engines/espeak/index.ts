@@ -10,6 +10,7 @@ import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-ch
 import { splitClauses, joinClauses } from './clauses.js';
 import { acquireEspeakHost, type EspeakHost } from './espeak-host.js';
 import { DEFAULT_ESPEAK_LIBRARY, ESPEAK_RATE_WPM } from './espeak-lib.js';
+import { ipaToEspeak } from './ipa.js';
 import { buildVoiceTable, type EspeakVoiceTable } from './voices.js';
 
 /** Options of {@link createEspeakEngine} and {@link createEspeakPhonemizer}. */
@@ -35,7 +36,7 @@ class EspeakEngineImpl implements EspeakEngine {
   /** libespeak-ng is not thread-safe: one synthesis at a time. */
   readonly concurrency = 1;
   readonly device = 'cpu';
-  readonly features: readonly string[] = ['multilingual', 'phonemize'];
+  readonly features: readonly string[] = ['multilingual', 'phonemize', 'ipa-input'];
   private host: EspeakHost | null = null;
   private table: EspeakVoiceTable = { descriptors: [], selectors: new Map() };
 
@@ -69,7 +70,13 @@ class EspeakEngineImpl implements EspeakEngine {
     const name = voiceNameOf(input.voice, this.name, (n) => this.table.selectors.has(n));
     const { nativeSpeed, speedApplied } = checkedInput(input, this.nativeSpeed);
     const res = await host.request(
-      { kind: 'synthesize', text: input.text, voice: this.table.selectors.get(name)!, wpm: ESPEAK_RATE_WPM.normal * nativeSpeed },
+      {
+        kind: 'synthesize',
+        // An SSML <phoneme>'s IPA goes in as espeak's own phoneme mnemonics, read only with the phoneme flag.
+        ...(input.phonemes === undefined ? { text: input.text } : { text: `[[${ipaToEspeak(input.phonemes)}]]`, phonemeInput: true }),
+        voice: this.table.selectors.get(name)!,
+        wpm: ESPEAK_RATE_WPM.normal * nativeSpeed,
+      },
       input.signal,
     );
     return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied, words: res.words };

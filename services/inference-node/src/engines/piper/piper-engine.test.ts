@@ -97,6 +97,14 @@ describe('piper engine', () => {
     assert.equal(out!.speedApplied, true);
   });
 
+  it('renders IPA given as phonemes (SSML <phoneme>) without the phonemizer, and says so in its features', async () => {
+    const phonemizer: Phonemizer = { phonemize: async () => assert.fail('the phonemizer was called for IPA input') };
+    const e = await engine({ phonemizer });
+    assert.ok(e.features.includes('ipa-input'));
+    const [out] = await e.synthesize([{ text: 'tomato', phonemes: 'hello world.', voice: 'piper:en_US-fixture_tiny-low', speed: 1 }]);
+    assert.deepEqual(out!.audio.samples, tinyFixtureReference(idsOf('hello world.'), 1));
+  });
+
   it('maps speed to the length scale within nativeSpeed and leaves other speeds to the node', async () => {
     const e = shared;
     const voice = 'piper:en_US-fixture_tiny-low';
