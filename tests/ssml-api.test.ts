@@ -52,6 +52,11 @@ describe('SSML', () => {
     await p.stop();
   });
 
+  test('GET /api/capabilities says SSML is read', async () => {
+    const caps = (await (await p.get('/api/capabilities')).json()) as { features: Record<string, boolean> };
+    assert.equal(caps.features['ssml'], true);
+  });
+
   for (const voice of ['flite:slt', 'espeak:en-us', 'festival:slt']) {
     test(`${voice}: a 1 s <break> is a 1 s silence in the audio`, async (t) => {
       const plain = await wavOf(await p.post('/api/tts', { text: '<speak>Hello there. How are you today?</speak>', voice, format: 'wav' }));

@@ -61,7 +61,7 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
       speed: true,
       sample_rate: true,
       text_normalization: true,
-      ssml: false,
+      ssml: true,
       voice_cloning: false,
       async_jobs: schedulerReachable,
       reference_audio: true,
