@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeWav } from '@tts/inference-node/testing';
+import { decodeWav, measurePitch } from '@tts/inference-node/testing';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const WINDOW_SEC = 0.02;
@@ -84,6 +84,17 @@ describe('SSML', () => {
     const digits = await wavOf(await p.post('/api/tts', { text: '<speak><say-as interpret-as="characters">12</say-as></speak>', voice, format: 'wav' }));
     const number = await wavOf(await p.post('/api/tts', { text: '<speak><say-as interpret-as="cardinal">1234567</say-as></speak>', voice, format: 'wav' }));
     assert.ok(durationOf(number) > 2 * durationOf(digits), `"one two" ${durationOf(digits).toFixed(2)} s, "one million ..." ${durationOf(number).toFixed(2)} s`);
+  });
+
+  test('<prosody pitch="+7st"> raises the voice by about 7 semitones', async (t) => {
+    const sentence = 'This is how my voice sounds today.';
+    const medianF0 = (audio: { samples: Float32Array; sampleRate: number }): number =>
+      measurePitch(audio.samples, audio.sampleRate, [{ startSec: 0, endSec: durationOf(audio) }]).medianHz;
+    const normal = medianF0(await wavOf(await p.post('/api/tts', { text: `<speak>${sentence}</speak>`, voice: 'flite:slt', format: 'wav' })));
+    const high = medianF0(await wavOf(await p.post('/api/tts', { text: `<speak><prosody pitch="+7st">${sentence}</prosody></speak>`, voice: 'flite:slt', format: 'wav' })));
+    const semitones = 12 * Math.log2(high / normal);
+    t.diagnostic(`median F0 ${normal.toFixed(0)} Hz -> ${high.toFixed(0)} Hz: ${semitones.toFixed(1)} semitones`);
+    assert.ok(semitones > 5.5 && semitones < 8.5, `${semitones.toFixed(1)} semitones`);
   });
 
   test('<phoneme> speaks its IPA on espeak-ng, its text on flite', async () => {

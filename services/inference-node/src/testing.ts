@@ -15,3 +15,4 @@ export * from './text/index.js';
 export * from './engines/testing.js';
 export * from './watermark/index.js';
 export * from './analysis/testing.js';
+export { measurePitch } from './analysis/measure.js';
