@@ -111,6 +111,24 @@ describe('SSML', () => {
     assert.ok(gap >= 0.75 && gap <= 1.15, `longest silence ${gap.toFixed(2)} s with an 800 ms break`);
   });
 
+  test('a web job renders its SSML', async () => {
+    const res = await fetch(`${p.url}/api/web/jobs/tts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': p.apiKey },
+      body: new URLSearchParams({ text: '<speak>Web part.<break time="1s"/>Done.</speak>', voice: 'flite:slt', format: 'wav' }).toString(),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { job_id, job_token } = (await res.json()) as { job_id: string; job_token: string };
+    let status = '';
+    await waitFor(async () => {
+      status = ((await (await fetch(`${p.url}/api/web/jobs/${job_id}?token=${job_token}`)).json()) as { status: string }).status;
+      return status === 'completed' || status === 'failed';
+    }, 60_000, 'the SSML web job');
+    assert.equal(status, 'completed');
+    const gap = longestSilenceSec(await wavOf(await fetch(`${p.url}/api/web/jobs/${job_id}/audio?token=${job_token}`)));
+    assert.ok(gap >= 0.95 && gap <= 1.35, `longest silence ${gap.toFixed(2)} s with a 1 s break`);
+  });
+
   test('a job renders its SSML', async () => {
     const submitted = await p.post('/api/jobs/tts', { text: '<speak>First part.<break time="1500ms"/>Second part.</speak>', voice: 'flite:slt', format: 'wav' });
     assert.equal(submitted.status, 202, await submitted.clone().text());
@@ -159,6 +177,13 @@ describe('SSML', () => {
       const job = await p.post('/api/jobs/tts', { text: c.text, voice: 'flite:slt' });
       assert.equal(job.status, 422);
       assert.equal(((await job.json()) as { code: string }).code, 'SSML_INVALID');
+      const web = await fetch(`${p.url}/api/web/jobs/tts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': p.apiKey },
+        body: new URLSearchParams({ text: c.text, voice: 'flite:slt' }).toString(),
+      });
+      assert.equal(web.status, 422);
+      assert.equal(((await web.json()) as { code: string }).code, 'SSML_INVALID');
     });
   }
 });
