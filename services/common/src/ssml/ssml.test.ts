@@ -111,6 +111,9 @@ describe('parseSsml: errors name the element and its position', () => {
     assertRefused('<speak>Wait<break time="10.5s"/></speak>', '<break>', 'longer than 10 s', 'line 1, column 12');
     assertRefused('<speak><break time="20000ms"/></speak>', 'longer than 10 s');
     assertRefused('<speak><break time="soon"/></speak>', '<break>', '"soon"');
+    const sixty = '<break time="10s"/>'.repeat(6);
+    assert.equal(parseSsml(`<speak>${sixty}</speak>`).length, 6);
+    assertRefused(`<speak>${sixty}<break time="1ms"/></speak>`, '<break>', 'over the 60 s', 'column 122');
     assertRefused('<speak><break strength="huge"/></speak>', '<break>', '"huge"');
   });
 

@@ -14,6 +14,8 @@ import { TtsError } from '../errors/tts-error.js';
 
 /** Longest pause one `<break>` may ask for, in seconds. */
 export const SSML_MAX_BREAK_SEC = 10;
+/** Most silence the breaks of one document may add up to, in seconds (a long text of breaks is not a way to make hours of audio). */
+export const SSML_MAX_TOTAL_BREAK_SEC = 60;
 
 /** What `<say-as interpret-as>` may ask for. */
 export type SayAsKind = 'characters' | 'cardinal' | 'ordinal' | 'date' | 'telephone';
@@ -171,7 +173,8 @@ export function dateFields(text: string, format: DateFormat): { year?: string; m
 /**
  * Parses and validates an SSML document (a text for which `isSsml` is true) into its segments.
  * Throws TtsError SSML_INVALID (422) naming the element and its position for malformed XML, an
- * unknown element or attribute, a bad attribute value or a break over 10 s. `field` names the
+ * unknown element or attribute, a bad attribute value, a break over 10 s or breaks adding up to
+ * over 60 s. `field` names the
  * request field in the error (`text` or `input`).
  */
 export function parseSsml(text: string, field = 'text'): SsmlSegment[] {
@@ -181,6 +184,7 @@ export function parseSsml(text: string, field = 'text'): SsmlSegment[] {
   const segments: SsmlSegment[] = [];
   const stack: OpenElement[] = [];
   let sawRoot = false;
+  let breakSec = 0;
   let closedRoot = false;
   const refuse = (message: string, offset: number): never => {
     const { line, column } = positionOf(text, offset);
@@ -241,6 +245,8 @@ export function parseSsml(text: string, field = 'text'): SsmlSegment[] {
       case 'break': {
         const seconds = attributes.time !== undefined ? breakSeconds(attributes.time, fail) : BREAK_STRENGTHS[attributes.strength ?? 'medium'];
         if (seconds === undefined) return fail(`strength "${attributes.strength}" is not none, x-weak, weak, medium, strong or x-strong`);
+        breakSec += seconds;
+        if (breakSec > SSML_MAX_TOTAL_BREAK_SEC) fail(`brings the breaks to ${Math.round(breakSec * 1000) / 1000} s, over the ${SSML_MAX_TOTAL_BREAK_SEC} s a document may hold`);
         segments.push({ kind: 'break', seconds });
         break;
       }
