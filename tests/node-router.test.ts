@@ -115,6 +115,7 @@ describe('NodeRouter (lookaside routing)', () => {
     };
     const charged = await chargeA();
     assert.ok(charged > 0, 'the picks queue work ahead of the next one');
+    let chargedAtMs = Date.now();
     let kept = false;
     let reset = false;
     for (let attempt = 0; attempt < 20 && !(kept && reset); attempt++) {
@@ -130,9 +131,14 @@ describe('NodeRouter (lookaside routing)', () => {
         assert.ok(now > estimateBefore, `kept: ${now} after ${estimateBefore}`);
         kept = true;
       } else {
-        assert.equal(now, 0, 'reset: the idle node has no queued work in its newer report');
-        reset = true;
+        // A report written within the carry-over (500 ms) after the picks still carries them: only a
+        // later one must show the idle node.
+        if ((await reportOfA()) > chargedAtMs + 600) {
+          assert.equal(now, 0, 'reset: the idle node has no queued work in its newer report');
+          reset = true;
+        }
         await chargeA();
+        chargedAtMs = Date.now();
       }
     }
     assert.ok(kept && reset, `kept ${kept}, reset ${reset}`);
