@@ -53,9 +53,11 @@ export interface TestPlatformOptions {
 /** Waits until `check` is true (polling), or throws after `timeoutMs`. */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  // 25 ms at first, backing off to 250 ms: a long wait polls an HTTP route at most 4 times a second
+  // (the web job routes allow 300 calls a minute per client address).
+  for (let pause = 25; Date.now() < deadline; pause = Math.min(250, pause * 1.5)) {
     if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, pause));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
