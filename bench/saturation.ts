@@ -70,7 +70,7 @@ try {
       if (former && BEFORE_LEVELS.includes(c)) {
         const old = await runWrk(former, t, c, SECONDS, script);
         formerResults[t.name]!.push(old);
-        print('ffmpeg', t.name, old);
+        print('before', t.name, old);
       }
     }
   }
