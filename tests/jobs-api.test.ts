@@ -197,7 +197,12 @@ describe('jobs API (scheduler + two node processes)', () => {
     // job per tier, lowest first. The short blocker's node frees first and runs the four queued
     // jobs one after another while the long blocker still runs, so their start order is strict
     // (two slots freeing in one dispatch round would start two tiers together, in either order).
-    const blockers = await Promise.all([25, 100].map((n) => submitJob(client, jobSpec(SENTENCE.repeat(n)))));
+    // The long one first: the short one then goes to the other node whatever speeds the nodes have
+    // measured (submitted together, the long one could wait for the short one's node if that node
+    // had measured itself faster, since placement goes by estimated finish).
+    const blockers = [await submitJob(client, jobSpec(SENTENCE.repeat(150)))];
+    await waitUntil(async () => (await callUnary(client.getQueueStats.bind(client), {})).running === 1, 10_000, 'one node busy');
+    blockers.push(await submitJob(client, jobSpec(SENTENCE.repeat(50))));
     await waitUntil(async () => (await callUnary(client.getQueueStats.bind(client), {})).running === 2, 10_000, 'both nodes busy');
     const order = ['web', 'free', 'pro', 'enterprise'];
     const byTier = new Map<string, string>();
