@@ -57,18 +57,21 @@ describe('admission: refuse at once what the queue would make late', () => {
 
   test('under saturation a request that would miss its deadline gets 503 TTS_OVERLOADED with Retry-After at once; one that fits is served', async () => {
     const spc = fliteLoad(p).secondsPerChar;
-    // About 0.75 of the budget of work ahead of the next request (three texts on one slot; each is
-    // admitted with room to spare even when the node's speed drifts from the estimate by a third),
-    // and a text whose own synthesis is 0.95 of the budget: behind more than 0.05 of the budget of
-    // queued work it cannot finish in time. A short text fits behind the same queue.
-    const backgroundChars = Math.min(9000, Math.round((0.75 * BUDGET_SEC) / spc / 3));
-    const longChars = Math.min(9000, Math.round((0.95 * BUDGET_SEC) / spc));
-    const load = Array.from({ length: 3 }, () =>
-      p.post('/api/tts', { text: harvardText(backgroundChars), voice: VOICE, format: 'wav' }).then((r) => r.arrayBuffer()).catch(() => undefined),
-    );
+    // The work ahead: one job of about 0.6 of the budget on the node's one flite slot (a job is not
+    // subject to the synchronous admission, so it is there whatever speed the node measures now).
+    // A text whose own synthesis is twice the budget (or at least 0.75 of it, below) is admitted only
+    // while at most a quarter of the budget of work is ahead of it, so it is refused; a short text
+    // fits behind the job.
+    const backgroundChars = Math.min(9000, Math.round((0.6 * BUDGET_SEC) / spc));
+    // At most 4000 characters (the OpenAI route takes 4096, the tier 5000): a text of at least 0.75
+    // of the budget is refused alike behind more than a quarter of the budget of work.
+    const longChars = Math.min(4000, Math.round((2 * BUDGET_SEC) / spc));
+    const submitted = await p.post('/api/jobs/tts', { text: harvardText(backgroundChars), voice: VOICE, format: 'wav' });
+    assert.equal(submitted.status, 202, await submitted.clone().text());
+    const background = (await submitted.json()) as { job_id: string };
     try {
-      // The node has the work (its report now counts it), and well over 0.05 of the budget remains.
-      await waitFor(() => fliteLoad(p).queuedWorkSeconds > 0.4 * BUDGET_SEC, 5000, 'the node to report the queued work');
+      // The node has the work (its report now counts it), and well over a quarter of the budget remains.
+      await waitFor(() => fliteLoad(p).queuedWorkSeconds > 0.35 * BUDGET_SEC, 5000, 'the node to report the queued work');
       // Past the 500 ms in which the facade also counts the work it routed just before a report
       // (which the node may not have counted yet), so the estimate is the node's own.
       await new Promise((resolve) => setTimeout(resolve, 700));
@@ -96,7 +99,7 @@ describe('admission: refuse at once what the queue would make late', () => {
       // Refused without waiting for the queue (which the short request had to).
       assert.ok(refusedMs < TIMEOUT_MS, `refused after ${Math.round(refusedMs)} ms`);
     } finally {
-      await Promise.all(load);
+      await waitFor(async () => ['completed', 'failed'].includes(((await (await p.get(`/api/jobs/${background.job_id}`)).json()) as { status: string }).status), 30_000, 'the background job');
     }
   });
 
