@@ -78,6 +78,15 @@ async function delayingProxy(target: number, delayMs: number): Promise<{ port: n
   };
 }
 
+/** The catalogue code a server stream ends with ('' when it ends without an error). */
+function streamErrorCode(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    stream.on('data', () => undefined);
+    stream.on('error', (err) => resolve(fromServiceError(err).code));
+    stream.on('end', () => resolve(''));
+  });
+}
+
 describe('faults on PostgreSQL and Redis', { timeout: 600_000 }, () => {
   let pg: PrivateServer;
   let redis: PrivateServer;
@@ -152,6 +161,10 @@ describe('faults on PostgreSQL and Redis', { timeout: 600_000 }, () => {
     for (let i = 0; i < 12; i++) await submit(ledger, i);
     await pg.stop();
     for (let i = 12; i < 15; i++) await submit(ledger, i);
+    // The streaming job calls answer the outage with the store's code, like the unary ones (not INTERNAL).
+    const jobId = ledger.jobIds[0]!;
+    assert.equal(await streamErrorCode(client.readJobAudio({ jobId })), 'JOB_STORE_UNAVAILABLE', 'ReadJobAudio while PostgreSQL is down');
+    assert.equal(await streamErrorCode(client.watchJob({ jobId, afterEventId: 0 })), 'JOB_STORE_UNAVAILABLE', 'WatchJob while PostgreSQL is down');
     await pg.start();
     // Recovery by itself: submissions succeed again within a few seconds (the pool reconnects).
     await waitUntil(async () => (await submit(ledger, 100)) !== undefined, 30_000, 'a submission accepted after the restart');

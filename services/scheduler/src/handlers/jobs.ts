@@ -24,14 +24,19 @@ import { eventMessage, jobMessage, ownerKindOf, specOf, stateMessage } from './j
 type Unary<Req, Res> = (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void;
 
 /**
- * Adapts an async function to a unary handler: the caller is authenticated first (callers.ts);
- * failures become catalogue gRPC errors, a database out of reach (or of space) JOB_STORE_UNAVAILABLE (503).
+ * The gRPC error of a failed job call: a catalogue error as it is, a database out of reach (or of
+ * space) JOB_STORE_UNAVAILABLE (503, retry after 2 s). Unary and streaming job calls answer alike.
  */
+export function jobCallError(err: unknown): ReturnType<typeof toServiceError> {
+  return toServiceError(isUnavailable(err) ? new TtsError('JOB_STORE_UNAVAILABLE', undefined, { retryAfterSec: 2, cause: err }) : err);
+}
+
+/** Adapts an async function to a unary handler: the caller is authenticated first (callers.ts); failures as jobCallError. */
 function unary<Req, Res>(ctx: SchedulerContext, fn: (request: Req, caller: Caller) => Promise<Res>): Unary<Req, Res> {
   return (call, callback) => {
     callerOf(ctx, call.metadata).then((caller) => fn(call.request, caller)).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(toServiceError(isUnavailable(err) ? new TtsError('JOB_STORE_UNAVAILABLE', undefined, { retryAfterSec: 2, cause: err }) : err)),
+      (err: unknown) => callback(jobCallError(err)),
     );
   };
 }

@@ -1,9 +1,9 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { JobAudioChunk, ReadJobAudioRequest } from '@tts/proto/scheduler';
-import { toServiceError } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { callerOf, checkVisible } from './callers.js';
 import { resultMessage } from './job-messages.js';
+import { jobCallError } from './jobs.js';
 
 /**
  * ReadJobAudio: the stored audio of a completed job in 64 KiB chunks, the first carrying the
@@ -27,7 +27,7 @@ export function readJobAudio(ctx: SchedulerContext) {
         if (first && job.result) call.write({ data: Buffer.alloc(0), result: resultMessage(job.result) });
         call.end();
       } catch (err) {
-        call.emit('error', toServiceError(err));
+        call.emit('error', jobCallError(err));
       }
     })();
   };

@@ -1,10 +1,11 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { JobEvent, WatchJobRequest } from '@tts/proto/scheduler';
-import { TtsError, toServiceError } from '@tts/common';
+import { TtsError } from '@tts/common';
 import { isTerminal } from '../domain/jobs/job-service.js';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { callerOf, checkVisible } from './callers.js';
 import { eventMessage } from './job-messages.js';
+import { jobCallError } from './jobs.js';
 
 /** Re-read period of a watch, for events written by another scheduler replica. */
 const POLL_MS = 1000;
@@ -27,7 +28,7 @@ export function watchJob(ctx: SchedulerContext) {
       clearInterval(timer);
       unsubscribeJob();
       unsubscribeShutdown();
-      if (err !== undefined) call.emit('error', toServiceError(err));
+      if (err !== undefined) call.emit('error', jobCallError(err));
       else call.end();
     };
     const read = async (): Promise<void> => {
