@@ -32,20 +32,44 @@ async function submit(fields: Record<string, string>, progress: WebJobProgress, 
   }
 }
 
-/** Runs a web job to its end; the URL of its audio (job token in the query). Throws ApiError. */
+/** Longest pause between two polls of a job's events. */
+const MAX_POLL_MS = 2000;
+
+/**
+ * The next page of a job's events. A 429 (the job-token routes are limited per address: several
+ * jobs at once from one network) is waited out for its Retry-After, not shown as a failure.
+ */
+async function eventsAfter(created: WebJobCreated, after: number): Promise<JobEventsPage> {
+  for (;;) {
+    try {
+      return await getJson<JobEventsPage>(`/api/web/jobs/${created.job_id}/events?after_event_id=${after}`, { 'x-job-token': created.job_token });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 429) throw err;
+      await sleep((err.retryAfterSec ?? 1) * 1000);
+    }
+  }
+}
+
+/**
+ * Runs a web job to its end; the URL of its audio (job token in the query). Throws ApiError.
+ * Polls after `pollMs`, then less often (x1.5 per poll, at most every 2 s), so a long job costs its
+ * address about 30 calls a minute of the job-token limit (300).
+ */
 export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<{ jobId: string; audioUrl: string }> {
   const created = await submit(fields, progress, auth);
   progress.onQueued(created);
   let after = 0;
+  let pause = pollMs;
   for (;;) {
-    const page = await getJson<JobEventsPage>(`/api/web/jobs/${created.job_id}/events?after_event_id=${after}`, { 'x-job-token': created.job_token });
+    const page = await eventsAfter(created, after);
     for (const ev of page.events) {
       after = Math.max(after, ev.event_id);
       if (ev.kind === 'running' || ev.kind === 'completed') progress.onRunning(ev.progress);
       if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', ev.error_message ?? 'The job failed.', undefined);
     }
     if (page.done) break;
-    await sleep(pollMs);
+    await sleep(pause);
+    pause = Math.min(MAX_POLL_MS, pause * 1.5);
   }
   return { jobId: created.job_id, audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${encodeURIComponent(created.job_token)}` };
 }
