@@ -15,4 +15,6 @@ export * from './text/index.js';
 export * from './engines/testing.js';
 export * from './watermark/index.js';
 export * from './analysis/testing.js';
+export type { SynthesisEngine, WordTiming } from './engines/engine.js';
+export { ALIGNMENT_DELAY_SEC, ALIGNMENT_FRAME_SEC, alignmentTokens, matchWords, type AlignedWord } from './analysis/align.js';
 export { measurePitch } from './analysis/measure.js';

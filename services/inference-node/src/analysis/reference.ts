@@ -9,6 +9,7 @@ import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } fr
 import { open, readFile } from 'node:fs/promises';
 import { decodeWav, decodeWithFfmpeg, probeAudio, resample, type DecodedWav, type PcmAudio } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
+import type { AlignedWord, AlignOptions } from './align.js';
 import { measureLevels, measurePitch, type LevelFacts } from './measure.js';
 import { detectSpeakerChange } from './speaker-change.js';
 import { suffixOf, type ReceivedUpload } from './upload.js';
@@ -23,6 +24,8 @@ export interface SpeechModels {
   transcribe(pcm16k: Float32Array): Promise<Omit<Transcription, 'model' | 'language' | 'durationSec' | 'computeSec'>>;
   /** x-vector of each window, null where the speaker model is not installed or a window holds too little speech. */
   speakerVectors(windows: readonly Float32Array[]): Promise<(Float32Array | null)[]>;
+  /** Where each token of `text` is spoken in `audio` (any rate), by forced alignment (align.ts). */
+  alignWords(audio: PcmAudio, text: string, options?: AlignOptions): Promise<AlignedWord[]>;
   close?(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Logger } from '@tts/common';
 import { AnalysisModelInstaller } from '@tts/common/models';
 import type { NodeConfig } from '../config.js';
+import { alignWords } from './align.js';
 import type { SpeechModels } from './reference.js';
 import { VoskModels } from './vosk/vosk.js';
 
@@ -41,6 +42,7 @@ export async function loadSpeechModels(config: Pick<NodeConfig, 'modelDirs'>, lo
     async speakerVectors(windows) {
       return (await vosk.speakerVectors(windows, SPEAKER_CONCURRENCY)).map((v) => (v === null ? null : Float32Array.from(v)));
     },
+    alignWords: (audio, text, options) => alignWords(audio, text, vosk, options),
     close() {
       vosk.close();
       return Promise.resolve();

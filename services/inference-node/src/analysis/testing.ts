@@ -5,7 +5,8 @@ import type { Logger } from '@tts/common';
 import type { ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
 import { loadNodeConfig } from '../config.js';
 import { createAnalysisContext } from './context.js';
-import { analyzeReference, transcribeUpload } from './reference.js';
+import { analyzeReference, transcribeUpload, type SpeechModels } from './reference.js';
+import { loadSpeechModels } from './speech-models.js';
 import type { ReceivedUpload } from './upload.js';
 
 /** Validation and transcription of files, as a node runs them. */
@@ -18,4 +19,11 @@ export async function analysisForBench(logger: Logger): Promise<{ validate(u: Re
     transcribe: (u) => transcribeUpload(u, ctx.models, ctx.maxTranscribeSec, signal),
     close: () => ctx.close(),
   };
+}
+
+/** The installed speech recognizer as a node loads it (throws when it is not installed). */
+export async function speechModelsForBench(logger: Logger): Promise<SpeechModels> {
+  const speech = await loadSpeechModels(loadNodeConfig(), logger);
+  if (!speech) throw new Error('speech recognition is not installed (npm run models -- install --all)');
+  return speech;
 }

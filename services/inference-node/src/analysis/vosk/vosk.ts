@@ -17,8 +17,10 @@ interface VoskLib {
   readonly spkModelNew: koffi.KoffiFunction;
   readonly spkModelFree: koffi.KoffiFunction;
   readonly recognizerNew: koffi.KoffiFunction;
-
+  readonly recognizerNewGrm: koffi.KoffiFunction;
+  readonly modelFindWord: (model: unknown, word: string) => number;
   readonly recognizerSetWords: koffi.KoffiFunction;
+  readonly recognizerSetMaxAlternatives: koffi.KoffiFunction;
   readonly recognizerSetSpkModel: koffi.KoffiFunction;
   readonly acceptWaveformF: koffi.KoffiFunction;
   readonly finalResult: koffi.KoffiFunction;
@@ -41,8 +43,10 @@ export function loadVoskLibrary(libraryPath: string): VoskLib {
     spkModelNew: so.func('void *vosk_spk_model_new(const char *path)'),
     spkModelFree: so.func('void vosk_spk_model_free(void *model)'),
     recognizerNew: so.func('void *vosk_recognizer_new(void *model, float sample_rate)'),
-
+    recognizerNewGrm: so.func('void *vosk_recognizer_new_grm(void *model, float sample_rate, const char *grammar)'),
+    modelFindWord: so.func('int vosk_model_find_word(void *model, const char *word)') as (model: unknown, word: string) => number,
     recognizerSetWords: so.func('void vosk_recognizer_set_words(void *recognizer, int words)'),
+    recognizerSetMaxAlternatives: so.func('void vosk_recognizer_set_max_alternatives(void *recognizer, int max_alternatives)'),
     recognizerSetSpkModel: so.func('void vosk_recognizer_set_spk_model(void *recognizer, void *spk_model)'),
     acceptWaveformF: so.func('int vosk_recognizer_accept_waveform_f(void *recognizer, const float *data, int length)'),
     finalResult: so.func('const char *vosk_recognizer_final_result(void *recognizer)'),
@@ -131,6 +135,37 @@ export class VoskModels {
     }
   }
 
+  /** Whether `word` (lower case) is in the ASR model's vocabulary; a grammar can only hold such words and "[unk]". */
+  knowsWord(word: string): boolean {
+    if (this.model === null) throw new Error('Vosk models are closed');
+    return this.lib.modelFindWord(this.model, word) >= 0;
+  }
+
+  /**
+   * The timed words of 16 kHz audio recognized with the search restricted to `grammar` (Vosk's
+   * JSON phrase list: each phrase a sequence of vocabulary words, repeatable; words outside the
+   * vocabulary are dropped from it by Vosk). The words are the best path's (one alternative:
+   * Viterbi, not the MBR one-best, which may drop a word of low posterior and averages times), with
+   * times at the model's output frames (30 ms for the small English model: 10 ms frames subsampled
+   * by 3). The whole audio is one utterance: an endpoint the recognizer detects inside it is not
+   * taken as the utterance's end.
+   */
+  async recognizeGrammar(pcm16k: Float32Array, grammar: readonly string[]): Promise<VoskWord[]> {
+    if (this.model === null) throw new Error('Vosk models are closed');
+    const lib = this.lib;
+    const rec = await callAsync<unknown>(lib.recognizerNewGrm, this.model, 16000, JSON.stringify(grammar));
+    if (rec === null) throw new Error('Vosk could not create a recognizer for the grammar');
+    try {
+      lib.recognizerSetWords(rec, 1);
+      lib.recognizerSetMaxAlternatives(rec, 1);
+      await this.feed(rec, pcm16k);
+      const raw = JSON.parse(await callAsync<string>(lib.finalResult, rec)) as { alternatives?: { result?: VoskWord[] }[] };
+      return raw.alternatives?.[0]?.result ?? [];
+    } finally {
+      lib.recognizerFree(rec);
+    }
+  }
+
   /**
    * x-vectors of several pieces of 16 kHz audio, `concurrency` recognizers at once, each reused
    * from piece to piece (a final result resets it; creating one costs about 90 ms). Null where a
@@ -161,7 +196,10 @@ export class VoskModels {
     return out;
   }
 
-  /** Feeds audio in 0.5 s calls; libvosk takes 16-bit magnitudes as floats. */
+  /**
+   * Feeds audio in 0.5 s calls; libvosk takes 16-bit magnitudes as floats. An endpoint libvosk
+   * signals is ignored: until a result is read, the utterance goes on.
+   */
   private async feed(rec: unknown, pcm16k: Float32Array): Promise<void> {
     const scaled = new Float32Array(Math.min(FEED_SAMPLES, pcm16k.length));
     for (let at = 0; at < pcm16k.length; at += FEED_SAMPLES) {
