@@ -79,6 +79,16 @@ describe('forced word alignment', () => {
     assert.ok(words[odd]!.start >= words[odd - 1]!.end && words[odd]!.end <= words[odd + 1]!.start);
   });
 
+  it('starts an interpolated first token where speech starts, not in the leading silence', async () => {
+    const text = 'Zqxvbt, the birch canoe slid on the smooth planks.';
+    const out = await render(engines[0]!, 'flite:slt', text);
+    const words = await speech.alignWords(out.audio, text);
+    assertShape(words, text, durationSec(out.audio));
+    assert.equal(words[0]!.covered, false);
+    // flite's slt leaves about 0.18 s of silence before the first phone (its first word's start).
+    assert.ok(Math.abs(words[0]!.start - out.words![0]!.start) < 0.05, `first token from ${words[0]!.start} s, the engine's from ${out.words![0]!.start} s`);
+  });
+
   it('answers no words for a text without any, and all tokens interpolated over silence', async () => {
     assert.deepEqual(await speech.alignWords({ samples: new Float32Array(16_000), sampleRate: 16_000 }, ' -- ... '), []);
     const silent = await speech.alignWords({ samples: new Float32Array(22_050), sampleRate: 22_050 }, 'Hello there.');

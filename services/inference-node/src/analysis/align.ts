@@ -6,7 +6,8 @@
  * one), so the words it reports are matched back to the text's tokens by edit distance. A token
  * heard as itself is covered; one heard as another word takes that word's times, and one not
  * placed at all (outside the vocabulary, or skipped) gets times interpolated between its
- * neighbours; both are marked as not covered.
+ * neighbours (a word outside the vocabulary is "[unk]" in the grammar, so that the recognizer
+ * has something to hear in its place, but is interpolated too); both are marked as not covered.
  *
  * Resolution: Vosk's small English model emits one frame per 30 ms (10 ms feature frames,
  * subsampled by 3), so every boundary the recognizer reports is a multiple of 30 ms
@@ -14,6 +15,7 @@
  * Accuracy against the engines' own timings is measured by bench/word-timing.ts (bench/README.md).
  */
 import type { PcmAudio } from '../audio/pcm.js';
+import { rms } from '../audio/dsp.js';
 import { resample } from '../audio/resample.js';
 import type { WordTiming } from '../engines/engine.js';
 
@@ -95,12 +97,34 @@ export async function alignWords(audio: PcmAudio, text: string, recognizer: Gram
   let at = 0;
   for (const words of tokenWords) {
     const matches = words.map((_, k) => matchOf[at + k]).filter((m): m is WordMatch => m !== undefined);
-    const matched = matches.map((m) => heard[m.heard]!).map((w) => ({ start: w.start - delay, end: w.end - delay }));
+    // "[unk]" is in the grammar to take up the sound of words outside the vocabulary, but where the
+    // recognizer puts it is not reliably that token's place: such tokens are interpolated.
+    const matched = matches.map((m) => heard[m.heard]!).filter((w) => w.word !== UNKNOWN).map((w) => ({ start: w.start - delay, end: w.end - delay }));
     const covered = words.length > 0 && matches.length === words.length && matches.every((m) => m.same) && !words.includes(UNKNOWN);
     spans.push(matched.length === 0 ? undefined : { start: Math.min(...matched.map((w) => w.start)), end: Math.max(...matched.map((w) => w.end)), covered });
     at += words.length;
   }
-  return interpolate(tokens, spans, duration);
+  return interpolate(tokens, spans, duration, speechBounds(audio));
+}
+
+/** Share of the loudest 10 ms frame's RMS above which a frame is speech (-34 dB), for speechBounds. */
+const SPEECH_SHARE = 0.02;
+
+/**
+ * Where speech starts and ends in `audio`, s: the first and last 10 ms frame whose RMS is above
+ * SPEECH_SHARE of the loudest one's (the whole audio when it is silent). Bounds the interpolated
+ * tokens at the edges, so a first word the recognizer skipped does not take the leading silence.
+ */
+function speechBounds(audio: PcmAudio): { from: number; to: number } {
+  const frame = Math.max(1, Math.round(audio.sampleRate / 100));
+  const energy: number[] = [];
+  for (let at = 0; at < audio.samples.length; at += frame) energy.push(rms(audio.samples.subarray(at, at + frame)));
+  const threshold = energy.reduce((m, e) => Math.max(m, e), 0) * SPEECH_SHARE;
+  const first = energy.findIndex((e) => e > threshold);
+  const duration = audio.samples.length / audio.sampleRate;
+  if (first < 0) return { from: 0, to: duration };
+  const last = energy.length - 1 - [...energy].reverse().findIndex((e) => e > threshold);
+  return { from: (first * frame) / audio.sampleRate, to: Math.min(duration, ((last + 1) * frame) / audio.sampleRate) };
 }
 
 /**
@@ -155,9 +179,10 @@ export function matchWords(expected: readonly string[], heard: readonly string[]
 
 /**
  * Fills the tokens without a span: each run of them shares the gap between the neighbouring spans
- * (the audio's start and end at the edges) in proportion to their lengths in characters.
+ * (where speech starts and ends, at the edges) in proportion to their lengths in characters. All
+ * times stay within the audio's `duration`, spans in order.
  */
-function interpolate(tokens: readonly string[], spans: readonly ({ start: number; end: number; covered: boolean } | undefined)[], duration: number): AlignedWord[] {
+function interpolate(tokens: readonly string[], spans: readonly ({ start: number; end: number; covered: boolean } | undefined)[], duration: number, speech: { from: number; to: number }): AlignedWord[] {
   const out: AlignedWord[] = [];
   const clamp = (t: number): number => Math.min(duration, Math.max(0, t));
   for (let i = 0; i < tokens.length; ) {
@@ -170,8 +195,9 @@ function interpolate(tokens: readonly string[], spans: readonly ({ start: number
     }
     let j = i;
     while (j < tokens.length && spans[j] === undefined) j++;
-    const from = out[out.length - 1]?.end ?? 0;
-    const to = Math.max(from, j < tokens.length ? clamp(spans[j]!.start) : duration);
+    const from = out[out.length - 1]?.end ?? Math.min(speech.from, j < tokens.length ? clamp(spans[j]!.start) : speech.to);
+    // A trailing run ends where speech ends, or at the audio's end when the last word heard ends later.
+    const to = j < tokens.length ? Math.max(from, clamp(spans[j]!.start)) : speech.to > from ? speech.to : duration;
     const run = tokens.slice(i, j);
     const chars = run.reduce((s, t) => s + t.length, 0);
     let t = from;
