@@ -139,7 +139,9 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
    * Word timings from the events: a word starts at its word event and ends at the first pause
    * phoneme after its sounds, the next word's start, or the end, whichever comes first. Words read
    * from one whitespace-separated token of the text (espeak reads "1999" as two, "$20" as two) are
-   * merged and named by the token, without its surrounding punctuation.
+   * merged and named by the token, without its surrounding punctuation. espeak-ng speaks some short
+   * words with the one before as one ("on the", "of a") and gives only the first an event: the
+   * span of that event is shared among those tokens by their length.
    */
   const wordsOf = (text: string): WordTiming[] => {
     const chars = Array.from(text);
@@ -154,7 +156,10 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
         tokenOf.push(tokens.length - 1);
       }
     }
+    const clean = (word: string): string => word.replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
     const words: WordTiming[] = [];
+    /** The token of each word. */
+    const wordTokens: number[] = [];
     let lastToken = -1;
     for (let i = 0; i < marks.length; i++) {
       const m = marks[i]!;
@@ -176,11 +181,27 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
         words[words.length - 1] = { ...previous, end: stop };
         continue;
       }
-      const word = (tokens[token] ?? chars.slice(m.at - 1, m.at - 1 + m.length).join('')).replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
+      const word = clean(tokens[token] ?? chars.slice(m.at - 1, m.at - 1 + m.length).join(''));
       // No entry for a word event on nothing speakable (in some languages espeak marks the final full stop).
-      if (word !== '') words.push({ word, start, end: stop });
+      if (word !== '') {
+        words.push({ word, start, end: stop });
+        wordTokens.push(token);
+      }
     }
-    return words;
+    return words.flatMap((w, i) => {
+      const token = wordTokens[i]!;
+      const next = wordTokens[i + 1] ?? tokens.length;
+      if (token < 0 || next <= token + 1) return [w];
+      const names = [w.word, ...tokens.slice(token + 1, next).map(clean).filter((t) => t !== '')];
+      if (names.length === 1) return [w];
+      const total = names.reduce((n, t) => n + t.length, 0);
+      let at = w.start;
+      return names.map((word) => {
+        const start = at;
+        at += ((w.end - w.start) * word.length) / total;
+        return { word, start, end: at };
+      });
+    });
   };
   setSynthCallback(callback);
 
