@@ -33,20 +33,20 @@ export interface TrimSilenceOptions {
 }
 
 /**
- * Trims leading/trailing silence down to a short pad. A sample is sound when its magnitude reaches
- * `thresholdDb` relative to the clip's peak. A clip that is silent throughout (peak at or below one 16-bit
- * step) keeps its first `padMs` (or all of it if shorter) unless `edges` is 'none'. The result is a
- * view of the input's samples (no copy).
+ * Where `trimSilence` would cut: the samples kept are `[start, end)`. A sample is sound when its
+ * magnitude reaches `thresholdDb` relative to the clip's peak. A clip that is silent throughout
+ * (peak at or below one 16-bit step) keeps its first `padMs` (or all of it if shorter) unless
+ * `edges` is 'none'.
  */
-export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): PcmAudio {
+export function silenceBounds(audio: PcmAudio, options: TrimSilenceOptions = {}): { readonly start: number; readonly end: number } {
   const { thresholdDb = -45, padMs = 80, edges = 'both' } = options;
   if (!Number.isFinite(thresholdDb) || thresholdDb > 0) throw new RangeError(`thresholdDb must be a finite number <= 0, got ${String(thresholdDb)}`);
   if (!Number.isFinite(padMs) || padMs < 0) throw new RangeError(`padMs must be a finite number >= 0, got ${String(padMs)}`);
   const samples = audio.samples;
-  if (edges === 'none' || samples.length === 0) return audio;
+  if (edges === 'none' || samples.length === 0) return { start: 0, end: samples.length };
   const pad = Math.round((padMs * audio.sampleRate) / 1000);
   const top = peak(samples);
-  if (top <= SILENT_PEAK) return pad >= samples.length ? audio : { samples: samples.subarray(0, pad), sampleRate: audio.sampleRate };
+  if (top <= SILENT_PEAK) return { start: 0, end: Math.min(pad, samples.length) };
   const threshold = top * 10 ** (thresholdDb / 20);
   let first = 0;
   while (Math.abs(samples[first]!) < threshold) first++;
@@ -54,8 +54,17 @@ export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): 
   while (Math.abs(samples[last]!) < threshold) last--;
   const start = edges === 'end' ? 0 : Math.max(0, first - pad);
   const end = edges === 'start' ? samples.length : Math.min(samples.length, last + 1 + pad);
-  if (start === 0 && end === samples.length) return audio;
-  return { samples: samples.subarray(start, end), sampleRate: audio.sampleRate };
+  return { start, end };
+}
+
+/**
+ * Trims leading/trailing silence down to a short pad, where `silenceBounds` says. The result is a
+ * view of the input's samples (no copy); the input itself when nothing is cut.
+ */
+export function trimSilence(audio: PcmAudio, options: TrimSilenceOptions = {}): PcmAudio {
+  const { start, end } = silenceBounds(audio, options);
+  if (start === 0 && end === audio.samples.length) return audio;
+  return { samples: audio.samples.subarray(start, end), sampleRate: audio.sampleRate };
 }
 
 /**

@@ -8,7 +8,7 @@ export { type PcmAudio, durationSec, int16ToFloat, floatToInt16, encodePcm16le, 
 export * from '@tts/common/audio';
 export { type DecodedWav, WAV_HEADER_BYTES, encodeWav, wavHeader, decodeWav } from './wav.js';
 export { type Resampler, resample, createResampler } from './resample.js';
-export { type TrimSilenceOptions, rms, peak, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
+export { type TrimSilenceOptions, rms, peak, silenceBounds, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';
 export { type AudioEncoder, type EncoderImplementation, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';

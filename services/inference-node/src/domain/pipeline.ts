@@ -19,8 +19,8 @@ import {
   limitPeak,
   pitchShift,
   outputSampleRate,
+  silenceBounds,
   timeStretch,
-  trimSilence,
   type AudioFormat,
 } from '../audio/index.js';
 import { prepareText } from '../text/index.js';
@@ -34,6 +34,7 @@ import type { AudioEventLog } from './audio-events.js';
 import { observeBatches } from '../batching/batch-observer.js';
 import { recordSynthesis } from './synthesis-telemetry.js';
 import { WatermarkEmbedder } from '../watermark/index.js';
+import { placeWords, wordsOfPiece, type WordTiming } from './word-timings.js';
 
 /** Fastest and slowest speed factors accepted. */
 
@@ -134,11 +135,12 @@ export interface PipelineDeps {
 /**
  * Trims leading and/or trailing non-speech of a rendered piece: to the VAD's first and last speech
  * segments (which include its padding) when a VAD is given and finds speech, then by energy
- * (`trimSilence`). A piece in which the VAD hears no speech is trimmed by energy only, so
- * nothing the engine rendered is ever dropped whole.
+ * (`trimSilence`'s bounds). A piece in which the VAD hears no speech is trimmed by energy only, so
+ * nothing the engine rendered is ever dropped whole. `cutStart`: the samples cut at the start.
  */
-export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both', vad?: Pick<SileroVad, 'segments'>): Promise<PcmAudio> {
+export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both', vad?: Pick<SileroVad, 'segments'>): Promise<{ audio: PcmAudio; cutStart: number }> {
   let out = audio;
+  let cutStart = 0;
   if (vad !== undefined && audio.samples.length > 0) {
     const segments = await vad.segments(audio);
     const first = segments[0];
@@ -147,10 +149,15 @@ export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both'
       const length = audio.samples.length;
       const start = edges === 'end' ? 0 : Math.max(0, Math.floor(first.startSec * audio.sampleRate));
       const end = edges === 'start' ? length : Math.min(length, Math.ceil(last.endSec * audio.sampleRate));
-      if (start > 0 || end < length) out = { samples: audio.samples.subarray(start, end), sampleRate: audio.sampleRate };
+      if (start > 0 || end < length) {
+        out = { samples: audio.samples.subarray(start, end), sampleRate: audio.sampleRate };
+        cutStart = start;
+      }
     }
   }
-  return trimSilence(out, { edges });
+  const { start, end } = silenceBounds(out, { edges });
+  if (start === 0 && end === out.samples.length) return { audio: out, cutStart };
+  return { audio: { samples: out.samples.subarray(start, end), sampleRate: out.sampleRate }, cutStart: cutStart + start };
 }
 
 /** Validates a job and resolves its voice, engine, text chunks and output rate. Throws TtsError. */
@@ -191,6 +198,15 @@ interface RenderedSentence {
   readonly audio: PcmAudio;
   readonly speedApplied: boolean;
   readonly computeSec: number;
+  /** Its words, seconds from the start of `audio` (none for a silence, or an engine without timings). */
+  readonly words: readonly WordTiming[];
+}
+
+/** A piece of the output: samples at the output rate and the words they speak, in output time. */
+export interface RenderedPiece {
+  readonly samples: Float32Array;
+  /** Seconds from the start of the utterance's audio; in order, without overlap. */
+  readonly words: readonly WordTiming[];
 }
 
 /**
@@ -201,8 +217,10 @@ interface RenderedSentence {
  * `deps.sentencesInFlight` (2) of the following ones render at once where the engine has the slots (flite's
  * worker threads, festival's processes), each taking its slot in the engine's FIFO like any other
  * request's sentence, so a long text on an idle node is not held to one core.
+ * Each piece carries its words in output time (word-timings.ts): offset by the audio before it,
+ * divided by the node's time-stretch, shifted by what edge trimming cut, clamped to the piece.
  */
-export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<Float32Array> {
+export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<RenderedPiece> {
   const resampler = plan.voice.sampleRate === plan.outputRate ? undefined : createResampler(plan.voice.sampleRate, plan.outputRate);
   // Every output carries the provenance mark, added piece by piece as the audio leaves. Its
   // pattern for this request is built while the engine renders the first piece (on its worker
@@ -222,7 +240,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   const renderSentence = async (i: number): Promise<RenderedSentence> => {
     const piece = plan.chunks[i]!;
     // A silence (SSML <break>) is samples of zero at the voice's rate: no engine, no slot.
-    if (piece.kind === 'silence') return { audio: { samples: new Float32Array(Math.round(piece.seconds * plan.voice.sampleRate)), sampleRate: plan.voice.sampleRate }, speedApplied: true, computeSec: 0 };
+    if (piece.kind === 'silence') return { audio: { samples: new Float32Array(Math.round(piece.seconds * plan.voice.sampleRate)), sampleRate: plan.voice.sampleRate }, speedApplied: true, computeSec: 0, words: [] };
     const { text } = piece;
     const speed = pieceSpeed(plan.speed, piece);
     const waitStart = performance.now();
@@ -245,7 +263,8 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
         return result;
       });
       if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
-      return { audio: out.audio, speedApplied: out.speedApplied, computeSec: (performance.now() - started) / 1000 };
+      const computeSec = (performance.now() - started) / 1000;
+      return { audio: out.audio, speedApplied: out.speedApplied, computeSec, words: await wordsOfPiece(out, text) };
     } finally {
       release();
     }
@@ -266,6 +285,9 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   stats.loadMs += lease.loadMs;
   deps.admission.trackChars(plan.engine.name, plan.characters);
   let remaining = plan.characters;
+  // Output time of the audio before the current piece, and the end of the last word placed.
+  let emittedSec = 0;
+  let lastWordEnd = 0;
   try {
     checkAborted(signal);
     launch();
@@ -278,9 +300,14 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       // After the first piece has gone out (below), so nothing competes with the first audio.
       if (i > 0) renderAhead(i);
       let audio = rendered.audio;
+      let stretch = 1;
+      let cutStart = 0;
       if (piece.kind === 'speech') {
         const speed = pieceSpeed(plan.speed, piece);
-        if (!rendered.speedApplied && speed !== 1) audio = await timeStretch(audio, speed, signal);
+        if (!rendered.speedApplied && speed !== 1) {
+          audio = await timeStretch(audio, speed, signal);
+          stretch = speed;
+        }
         const pitch = (plan.job.pitchRatio ?? 1) * piece.pitch;
         if (pitch !== 1) audio = await pitchShift(audio, pitch, signal);
         // The first and last pieces are trimmed at the outside, and speech beside an SSML break
@@ -288,7 +315,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
         const start = i === 0 || plan.chunks[i - 1]?.kind === 'silence';
         const end = i === plan.chunks.length - 1 || plan.chunks[i + 1]?.kind === 'silence';
         const edges = start && end ? 'both' : start ? 'start' : end ? 'end' : 'none';
-        if (edges !== 'none') audio = await trimEdges(audio, edges, deps.vad);
+        if (edges !== 'none') ({ audio, cutStart } = await trimEdges(audio, edges, deps.vad));
         audio = limitPeak(audio);
       }
       const last = i === plan.chunks.length - 1;
@@ -299,6 +326,10 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       stats.computeSeconds += rendered.computeSec;
       stats.audioSeconds += audioSec;
       if (piece.kind === 'speech') stats.sentences++;
+      // The resampler keeps time (its output equals resampling the whole), so output time is the sum of the pieces' lengths.
+      const words = placeWords(rendered.words, { stretch, cutSec: cutStart / audio.sampleRate, lengthSec: audioSec, offsetSec: emittedSec, notBeforeSec: lastWordEnd });
+      emittedSec += audioSec;
+      lastWordEnd = words.at(-1)?.end ?? lastWordEnd;
       let out = resampler ? resampler.process(audio.samples) : audio.samples;
       if (last && resampler) {
         const tail = resampler.flush();
@@ -315,7 +346,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
         marker.markInPlace(out);
         stats.watermarkMs += performance.now() - t;
       }
-      if (out.length > 0) yield out;
+      if (out.length > 0 || words.length > 0) yield { samples: out, words };
       if (i === 0) renderAhead(0);
     }
   } finally {
@@ -338,17 +369,22 @@ function failureEnd(err: unknown, signal: AbortSignal | undefined, streaming: bo
   return { streaming, outcome: cancelled ? 'cancelled' : 'error', errorCode: cancelled ? 'TTS_CANCELLED' : code, totalMs: performance.now() - started };
 }
 
-/** Renders the whole utterance into one file of the plan's format (WAV with exact sizes). */
-export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): Promise<{ audio: Buffer; stats: SynthesisStats }> {
+/**
+ * Renders the whole utterance into one file of the plan's format (WAV with exact sizes), with the
+ * words' timings in it.
+ */
+export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): Promise<{ audio: Buffer; stats: SynthesisStats; words: WordTiming[] }> {
   const started = performance.now();
   const stats = newStats(plan);
   try {
     const pieces: Float32Array[] = [];
+    const words: WordTiming[] = [];
     let total = 0;
     for await (const piece of renderAudio(plan, deps, stats, signal)) {
       if (pieces.length === 0) stats.timeToFirstAudioMs = performance.now() - started;
-      pieces.push(piece);
-      total += piece.length;
+      pieces.push(piece.samples);
+      words.push(...piece.words);
+      total += piece.samples.length;
     }
     const samples = pieces.length === 1 ? pieces[0]! : new Float32Array(total);
     if (pieces.length !== 1) {
@@ -362,18 +398,30 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
     const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, encoderChoice(deps)));
     stats.encodeMs = performance.now() - encodeStart;
     recordSynthesis(plan, deps, stats, { streaming: false, outcome: 'ok', errorCode: '', totalMs: performance.now() - started });
-    return { audio, stats };
+    return { audio, stats, words };
   } catch (err) {
     recordSynthesis(plan, deps, stats, failureEnd(err, signal, false, started));
     throw err;
   }
 }
 
+/** Encoded bytes of a stream, with the words whose audio they hold. */
+export interface StreamedAudio {
+  readonly bytes: Buffer;
+  /**
+   * The words of the pieces fed to the encoder since the previous chunk: a piece's words ride the
+   * first chunk the encoder emits after the piece was handed to it (encoders hold some audio back,
+   * so a word may arrive a chunk before the last of its audio). A stream whose last words find no
+   * chunk after them ends with one of no bytes that carries them.
+   */
+  readonly words: readonly WordTiming[];
+}
+
 /**
  * Streams the utterance as encoded bytes: rendering feeds the encoder while the encoder's output
- * is yielded. The final value of the generator is the stats.
+ * is yielded, each chunk with its words (StreamedAudio). The final value of the generator is the stats.
  */
-export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): AsyncGenerator<Buffer, SynthesisStats> {
+export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDeps, signal?: AbortSignal): AsyncGenerator<StreamedAudio, SynthesisStats> {
   const started = performance.now();
   const stats = newStats(plan);
   // Encoding runs alongside rendering; its span covers the encoder's life.
@@ -389,9 +437,19 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
   };
   const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...encoderChoice(deps) });
   let feedError: unknown;
+  // Words of the pieces handed to the encoder, waiting for its next chunk.
+  let pendingWords: WordTiming[] = [];
+  const takeWords = (): WordTiming[] => {
+    const words = pendingWords;
+    pendingWords = [];
+    return words;
+  };
   const feeding = (async () => {
     try {
-      for await (const piece of renderAudio(plan, deps, stats, signal)) await encoder.write(piece);
+      for await (const piece of renderAudio(plan, deps, stats, signal)) {
+        pendingWords.push(...piece.words);
+        if (piece.samples.length > 0) await encoder.write(piece.samples);
+      }
       await encoder.end();
     } catch (err) {
       feedError = err;
@@ -403,8 +461,9 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
     for await (const bytes of encoder) {
       if (bytes.length === 0) continue;
       if (stats.timeToFirstAudioMs === 0) stats.timeToFirstAudioMs = performance.now() - started;
-      yield bytes;
+      yield { bytes, words: takeWords() };
     }
+    if (pendingWords.length > 0) yield { bytes: Buffer.alloc(0), words: takeWords() };
     completed = true;
   } catch (err) {
     await feeding;

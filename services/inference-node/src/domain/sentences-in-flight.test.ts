@@ -42,7 +42,7 @@ describe('sentences in flight', () => {
     const sampler = setInterval(() => (busiest[busiest.length - 1] = Math.max(busiest.at(-1)!, deps.admission.inFlight())), 1);
     try {
       for await (const piece of renderAudio(plan, deps, stats)) {
-        pieces.push(piece);
+        pieces.push(piece.samples);
         busiest.push(0);
       }
     } finally {

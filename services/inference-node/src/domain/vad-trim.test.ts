@@ -74,9 +74,11 @@ describe('VAD trimming', () => {
     let last = speech.samples.length - 1;
     while (!loud(last)) last--;
     assert.equal(trimSilence(noisy).samples.length, noisy.samples.length, 'energy alone keeps the noise');
-    const start = await trimEdges(noisy, 'start', deps.vad);
-    const end = await trimEdges(noisy, 'end', deps.vad);
+    const trimmedStart = await trimEdges(noisy, 'start', deps.vad);
+    const start = trimmedStart.audio;
+    const end = (await trimEdges(noisy, 'end', deps.vad)).audio;
     const cutAtStart = noisy.samples.length - start.samples.length;
+    assert.equal(trimmedStart.cutStart, cutAtStart, 'trimEdges reports the samples it cut at the start');
     const keptToEnd = end.samples.length;
     // Much of each half second of noise goes (speech ends are held a little longer: the VAD's
     // hysteresis); no speech does (the VAD pads segments by 30 ms).
@@ -84,14 +86,14 @@ describe('VAD trimming', () => {
     assert.ok(keptToEnd <= noisy.samples.length - half / 4 && keptToEnd >= half + last - slack, `end cut at ${keptToEnd} (speech ends at ${half + last}, noise starts at ${half + speech.samples.length})`);
     assert.deepEqual(start.samples.subarray(start.samples.length - 100), noisy.samples.subarray(noisy.samples.length - 100), 'start only: the end is kept');
     assert.deepEqual(end.samples.subarray(0, 100), noisy.samples.subarray(0, 100), 'end only: the start is kept');
-    const both = await trimEdges(noisy, 'both', deps.vad);
+    const both = (await trimEdges(noisy, 'both', deps.vad)).audio;
     assert.deepEqual(both.samples, noisy.samples.slice(cutAtStart, keptToEnd));
   });
 
   it('falls back to the energy trim where the VAD hears no speech', async () => {
     const hum: PcmAudio = { samples: noise(16_000, 0.2), sampleRate: 16_000 };
-    assert.deepEqual(await trimEdges(hum, 'both', deps.vad), trimSilence(hum));
-    assert.deepEqual(await trimEdges(speech, 'both', undefined), trimSilence(speech));
+    assert.deepEqual((await trimEdges(hum, 'both', deps.vad)).audio, trimSilence(hum));
+    assert.deepEqual((await trimEdges(speech, 'both', undefined)).audio, trimSilence(speech));
   });
 
   it('leaves the speech of a synthesized sentence intact', async () => {

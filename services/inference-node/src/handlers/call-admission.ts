@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { NodeState, type SynthesisMetrics } from '@tts/proto/synthesis';
+import { NodeState, type SynthesisMetrics, type WordTiming as WordTimingMessage } from '@tts/proto/synthesis';
 import { TtsError } from '@tts/common';
 import type { NodeContext } from '../domain/node-context.js';
 import type { SynthesisStats } from '../domain/pipeline.js';
+import type { WordTiming } from '../domain/word-timings.js';
 
 /** Refuses new work unless the node is READY. */
 export function admitCall(ctx: NodeContext): void {
@@ -24,4 +25,9 @@ export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: numb
     nodeMs: performance.now() - arrivedMs,
     loadMs: stats.loadMs,
   };
+}
+
+/** Proto word timings of the pipeline's. */
+export function wordMessages(words: readonly WordTiming[]): WordTimingMessage[] {
+  return words.map((w) => ({ word: w.word, startSec: w.start, endSec: w.end }));
 }

@@ -4,7 +4,7 @@ import type { AudioChunk, SynthesizeRequest } from '@tts/proto/synthesis';
 import { TtsError, toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeStreaming } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, metricsOf } from './call-admission.js';
+import { admitCall, metricsOf, wordMessages } from './call-admission.js';
 import { jobFromRequest } from './job-from-request.js';
 
 function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk: AudioChunk): Promise<void> {
@@ -43,6 +43,7 @@ export function synthesizeStream(ctx: NodeContext) {
           },
           metrics: undefined,
           last: false,
+          words: [],
         });
         const stream = synthesizeStreaming(plan, ctx.deps, controller.signal);
         for (;;) {
@@ -52,10 +53,10 @@ export function synthesizeStream(ctx: NodeContext) {
             return;
           }
           if (next.done) {
-            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId, arrived), last: true });
+            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId, arrived), last: true, words: [] });
             break;
           }
-          await write(call, { data: next.value, sequence: sequence++, info: undefined, metrics: undefined, last: false });
+          await write(call, { data: next.value.bytes, sequence: sequence++, info: undefined, metrics: undefined, last: false, words: wordMessages(next.value.words) });
         }
         ended = true;
         call.end();

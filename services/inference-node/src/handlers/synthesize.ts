@@ -5,7 +5,7 @@ import { PROBE_CHARS } from '../cloning/clone.js';
 import { toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, metricsOf } from './call-admission.js';
+import { admitCall, metricsOf, wordMessages } from './call-admission.js';
 import { jobFromRequest } from './job-from-request.js';
 
 /** Synthesize: the whole utterance in one response. */
@@ -36,7 +36,7 @@ export function synthesize(ctx: NodeContext) {
           job = cloneReport.adapted ? adapted : voiced;
         }
         const plan = planSynthesis(job, ctx.deps);
-        const { audio, stats } = await synthesizeWhole(plan, ctx.deps, controller.signal);
+        const { audio, stats, words } = await synthesizeWhole(plan, ctx.deps, controller.signal);
         answered = true;
         callback(null, {
           audio,
@@ -47,6 +47,7 @@ export function synthesize(ctx: NodeContext) {
           contentType: plan.contentType,
           metrics: metricsOf(stats, ctx.nodeId, arrived),
           clone: cloneReport,
+          words: wordMessages(words),
         });
       } catch (err) {
         answered = true;

@@ -1,0 +1,49 @@
+/**
+ * Word timings of a synthesis: where each word of the text is in the audio the node sends. Engines
+ * report their words in their own audio (`EngineOutput.words`); the pipeline carries them through
+ * what it does to a piece (time-stretch, edge trimming) into output time.
+ */
+import type { EngineOutput, WordTiming } from '../engines/engine.js';
+
+export type { WordTiming } from '../engines/engine.js';
+
+/**
+ * The words of one engine call, seconds from the start of its audio: the engine's own timings.
+ * The one place that decides what a piece whose engine gave no words (piper) gets: none, for now;
+ * a forced aligner of `text` (what the engine spoke) against `output.audio` plugs in here.
+ */
+export function wordsOfPiece(output: EngineOutput, _text: string): Promise<readonly WordTiming[]> {
+  return Promise.resolve(output.words ?? []);
+}
+
+/** What happened to a piece between the engine and the output, for `placeWords`. */
+export interface WordPlacement {
+  /** Factor the node time-stretched the piece by (1 = not stretched: the engine applied its speed). */
+  readonly stretch: number;
+  /** Seconds cut from the piece's start (edge trimming), after stretching. */
+  readonly cutSec: number;
+  /** The piece's final length, seconds. */
+  readonly lengthSec: number;
+  /** Output audio before the piece, seconds. */
+  readonly offsetSec: number;
+  /** End of the previous piece's last word, seconds of output: no word starts before it. */
+  readonly notBeforeSec: number;
+}
+
+/**
+ * Carries an engine's word timings into output time: divided by the stretch, shifted by the cut,
+ * clamped to the piece, then offset by the audio before it; in order and without overlap.
+ * Pitch shifting keeps time, so it plays no part.
+ */
+export function placeWords(words: readonly WordTiming[], p: WordPlacement): WordTiming[] {
+  const clamp = (t: number): number => Math.min(p.lengthSec, Math.max(0, t / p.stretch - p.cutSec));
+  const placed: WordTiming[] = [];
+  let floor = p.notBeforeSec;
+  for (const w of words) {
+    const start = Math.max(floor, p.offsetSec + clamp(w.start));
+    const end = Math.max(start, p.offsetSec + clamp(w.end));
+    placed.push({ word: w.word, start, end });
+    floor = end;
+  }
+  return placed;
+}
