@@ -108,6 +108,22 @@ for (const backend of databaseBackends()) {
       assert.equal((await repo.complete('job-fast', result, 'node-1'))?.job.lastEventId, 3);
     });
 
+    it('keeps the word timings of a completed job, claimed or dispatched at submission', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const words = [{ word: 'Hello', start: 0.08, end: 0.41234567 }, { word: 'there.', start: 0.41234567, end: 0.9 }];
+      const { jobId } = await repo.insert(newJob());
+      await repo.claim(jobId, 'node-1', RUNNER);
+      assert.deepEqual((await repo.complete(jobId, { ...result, words }, 'node-1'))?.job.result?.words, words);
+      assert.deepEqual((await repo.find(jobId))?.result?.words, words);
+      await repo.insertRunning(newJob({ jobId: 'job-fast-words' }), 'node-1', RUNNER);
+      await repo.complete('job-fast-words', { ...result, words }, 'node-1');
+      assert.deepEqual((await repo.find('job-fast-words'))?.result?.words, words);
+      const { jobId: plain } = await repo.insert(newJob());
+      await repo.claim(plain, 'node-1', RUNNER);
+      await repo.complete(plain, { ...result, words: [] }, 'node-1');
+      assert.equal((await repo.find(plain))?.result?.words, undefined, 'no timings: none stored');
+    });
+
     it('retries a lost attempt until attempts run out, then fails with the code', async (t) => {
       const repo = new JobRepository(await backend.open(t));
       const { jobId } = await repo.insert(newJob({ maxAttempts: 2 }));

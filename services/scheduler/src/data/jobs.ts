@@ -70,6 +70,15 @@ export interface JobResultFields {
   readonly engine: string;
   /** The node's CloneReport of a clone job, as JSON. */
   readonly clone?: Record<string, unknown> | null;
+  /** Where each word is in the audio (seconds), as the node reported them; absent without timings. */
+  readonly words?: readonly StoredWordTiming[];
+}
+
+/** A word of a job's text and where it is in the job's audio, seconds. */
+export interface StoredWordTiming {
+  readonly word: string;
+  readonly start: number;
+  readonly end: number;
 }
 
 /** A job as stored. */
@@ -174,6 +183,7 @@ interface JobRow {
   clone_filename: string | null;
   clone_reference_id: string | null;
   result_clone: unknown;
+  result_words: unknown;
   node_id: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -199,6 +209,9 @@ interface EventRow {
   kind: string;
   payload: unknown;
 }
+
+/** A jsonb column's value (postgres.js and PGlite return it parsed; a string would be a driver returning raw JSON). */
+const jsonColumn = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
 
 function toRecord(row: JobRow): JobRecord {
   return {
@@ -244,7 +257,8 @@ function toRecord(row: JobRow): JobRecord {
             contentType: row.result_content_type ?? '',
             voice: row.result_voice ?? '',
             engine: row.result_engine ?? '',
-            ...(row.result_clone === null || row.result_clone === undefined ? {} : { clone: (typeof row.result_clone === 'string' ? JSON.parse(row.result_clone) : row.result_clone) as Record<string, unknown> }),
+            ...(row.result_clone === null || row.result_clone === undefined ? {} : { clone: jsonColumn(row.result_clone) as Record<string, unknown> }),
+            ...(row.result_words === null || row.result_words === undefined ? {} : { words: jsonColumn(row.result_words) as StoredWordTiming[] }),
           },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -330,6 +344,7 @@ WITH j AS (
                   result_sha256 = $3::text, result_path = $4::text, result_bytes = $5::bigint,
                   result_audio_seconds = $6::double precision, result_format = $7::text, result_sample_rate = $8::integer,
                   result_content_type = $9::text, result_voice = $10::text, result_engine = $11::text, result_clone = $12::jsonb,
+                  result_words = $15::text::jsonb,
                   finished_at = now(), updated_at = now(), last_event_id = last_event_id + 1
   WHERE job_id = $1::text AND ${NOT_FINISHED} AND ${fenced('$13', '$14')}
   RETURNING *
@@ -475,6 +490,7 @@ export class JobRepository {
       result.clone ? JSON.stringify(result.clone) : null,
       fence?.runner ?? null,
       fence?.attempt ?? null,
+      result.words && result.words.length > 0 ? JSON.stringify(result.words) : null,
     ]);
     return this.transition(jobId, rows);
   }

@@ -40,6 +40,7 @@ export function resultMessage(r: JobResultFields): JobResult {
     voice: r.voice,
     engine: r.engine,
     clone: r.clone ? (r.clone as unknown as CloneReport) : undefined,
+    words: (r.words ?? []).map((w) => ({ word: w.word, startSec: w.start, endSec: w.end })),
   };
 }
 

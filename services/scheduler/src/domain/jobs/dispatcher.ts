@@ -551,6 +551,7 @@ export class Dispatcher {
         voice: res.voice,
         engine: res.engine,
         ...(res.clone ? { clone: { ...res.clone } } : {}),
+        ...(res.words.length > 0 ? { words: res.words.map((w) => ({ word: w.word, start: w.startSec, end: w.endSec })) } : {}),
       },
       run.nodeId,
       { runner: this.runner, attempt: run.attempt },
