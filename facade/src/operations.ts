@@ -86,6 +86,8 @@ import { rejectStudioVipRequest } from './handlers/rejectStudioVipRequest.js';
 import { listStudioUsers } from './handlers/listStudioUsers.js';
 import { updateStudioUser } from './handlers/updateStudioUser.js';
 import { revokeStudioUserSessions } from './handlers/revokeStudioUserSessions.js';
+import { getJobCaptions } from './handlers/getJobCaptions.js';
+import { getWebJobCaptions } from './handlers/getWebJobCaptions.js';
 
 export const OPERATIONS = {
   ttsSynthesize,
@@ -170,4 +172,6 @@ export const OPERATIONS = {
   listStudioUsers,
   updateStudioUser,
   revokeStudioUserSessions,
+  getJobCaptions,
+  getWebJobCaptions,
 } as const satisfies { readonly [Id in OperationId]: OperationHandler<Id> };

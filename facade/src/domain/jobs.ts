@@ -37,6 +37,16 @@ export function stateName(state: JobState): string {
   }
 }
 
+/**
+ * Throws unless the job has completed: JOB_FAILED, JOB_CANCELLED or JOB_NOT_READY (all 409);
+ * `what` names what the caller asked for (audio, captions).
+ */
+export function requireCompleted(job: Job, what: string): void {
+  if (job.state === JobState.JOB_STATE_FAILED) throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode || 'unknown error'}), so it has no ${what}.`);
+  if (job.state === JobState.JOB_STATE_CANCELLED) throw new TtsError('JOB_CANCELLED', `The job was cancelled, so it has no ${what}.`);
+  if (job.state !== JobState.JOB_STATE_COMPLETED) throw new TtsError('JOB_NOT_READY', `The job is ${stateName(job.state)}; its ${what} can be fetched once it has completed.`, { retryAfterSec: 1 });
+}
+
 /** True for completed, failed and cancelled. */
 export function isTerminal(state: JobState): boolean {
   return state === JobState.JOB_STATE_COMPLETED || state === JobState.JOB_STATE_FAILED || state === JobState.JOB_STATE_CANCELLED;
@@ -144,9 +154,7 @@ export class JobsGateway {
    * `signal` aborts (the client went away).
    */
   async *audio(job: Job, signal: AbortSignal): AsyncGenerator<JobAudioChunk> {
-    if (job.state === JobState.JOB_STATE_FAILED) throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode || 'unknown error'}), so it has no audio.`);
-    if (job.state === JobState.JOB_STATE_CANCELLED) throw new TtsError('JOB_CANCELLED');
-    if (job.state !== JobState.JOB_STATE_COMPLETED) throw new TtsError('JOB_NOT_READY', `The job is ${stateName(job.state)}; its audio is available once it has completed.`, { retryAfterSec: 1 });
+    requireCompleted(job, 'audio');
     const c = this.client;
     const call: ClientReadableStream<JobAudioChunk> = c.readJobAudio({ jobId: job.jobId }, new Metadata());
     const onAbort = (): void => call.cancel();

@@ -3,13 +3,14 @@ import { cloneSourceOf, cloneSpecOf, requireConsent, setCloneHeaders, ttsBodyOf 
 import { speechRequestOf } from '../domain/speech-request.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
-import { setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
+import { setQuotaStage, setVoiceHeaders, wordsJson } from '../presenters/audio.js';
 import { ttsBodyWithPreset } from '../studio/preset-speech.js';
 import type { OperationHandler } from '../handler-context.js';
 
 /**
  * POST /api/tts: whole-file synthesis; with a reference (JSON reference_id, or a multipart ref_audio) a clone;
- * with a studio session, a preset_id supplies the voice setup.
+ * with a studio session, a preset_id supplies the voice setup; with `timestamps`, a JSON answer
+ * with the audio in base64 and the words' timings.
  */
 export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: sent, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
@@ -36,8 +37,18 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: s
           (m.loadMs > 0 ? `, load;dur=${m.loadMs.toFixed(2)}` : ''),
       );
     }
-    const audio = response.audio;
-    res.status(200).type(response.contentType).send(Buffer.from(audio.buffer, audio.byteOffset, audio.byteLength));
+    const audio = Buffer.from(response.audio.buffer, response.audio.byteOffset, response.audio.byteLength);
+    if (body.timestamps === true) {
+      res.status(200).json({
+        audio: audio.toString('base64'),
+        content_type: response.contentType,
+        sample_rate: response.sampleRate,
+        duration_seconds: Math.round((m?.audioSeconds ?? 0) * 1000) / 1000,
+        words: wordsJson(response.words),
+      });
+    } else {
+      res.status(200).type(response.contentType).send(audio);
+    }
     return m?.audioSeconds ?? 0;
   }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
 };

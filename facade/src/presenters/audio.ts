@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Response } from 'express';
-import type { SynthesisMetrics } from '@tts/proto/synthesis';
+import type { SynthesisMetrics, WordTiming } from '@tts/proto/synthesis';
 import type { Job, JobAudioChunk } from '@tts/proto/scheduler';
 import { formatOf } from '@tts/common';
 import type { SynthesisStream } from '../domain/synthesis.js';
@@ -23,6 +23,12 @@ export function setVoiceHeaders(res: Response, facts: { voice: string; engine: s
 /** Sets X-Quota-Stage when the caller has a quota (API keys). */
 export function setQuotaStage(res: Response, quota: QuotaStatus | undefined): void {
   if (quota !== undefined) res.setHeader(QUOTA_STAGE_HEADER, quota.stage);
+}
+
+/** Word timings as JSON: `{ word, start, end }`, seconds to the millisecond. */
+export function wordsJson(words: readonly WordTiming[]): { word: string; start: number; end: number }[] {
+  const ms = (s: number): number => Math.round(s * 1000) / 1000;
+  return words.map((w) => ({ word: w.word, start: ms(w.startSec), end: ms(w.endSec) }));
 }
 
 async function write(res: Response, data: string | Buffer): Promise<void> {
@@ -55,7 +61,8 @@ export async function pipeAudio(stream: SynthesisStream, res: Response, signal: 
 }
 
 /**
- * Streams audio as OpenAI's server-sent events: `speech.audio.delta` with base64 audio, then one
+ * Streams audio as OpenAI's server-sent events: `speech.audio.delta` with base64 audio (and, as an
+ * extension, `words`: the timings of the words whose audio it holds, when there are any), then one
  * `speech.audio.done` with usage (input tokens = characters, output tokens = 20 ms audio frames).
  */
 export async function pipeSse(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
@@ -65,7 +72,8 @@ export async function pipeSse(stream: SynthesisStream, res: Response, signal: Ab
   let metrics: SynthesisMetrics | undefined;
   try {
     for await (const chunk of stream.chunks) {
-      if (chunk.data.length > 0) await write(res, `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: bufferOf(chunk.data).toString('base64') })}\n\n`);
+      const words = chunk.words.length > 0 ? { words: wordsJson(chunk.words) } : {};
+      if (chunk.data.length > 0 || chunk.words.length > 0) await write(res, `data: ${JSON.stringify({ type: 'speech.audio.delta', audio: bufferOf(chunk.data).toString('base64'), ...words })}\n\n`);
       if (chunk.metrics) metrics = chunk.metrics;
       if (signal.aborted) return undefined;
     }

@@ -397,6 +397,10 @@ export const ERROR_CATALOGUE = {
     http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'The job token has expired.',
     hint: 'Job tokens are valid until job_token_expires_unix; submit a new job.', openaiType: 'permission_error', retryable: false,
   },
+  JOB_CAPTIONS_UNAVAILABLE: {
+    http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The job has no word timings, so it has no captions.',
+    hint: 'Its engine reports no word timings (piper), or the job completed before timings were kept; use a voice of flite, festival or espeak.', openaiType: 'invalid_request_error', retryable: false,
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */
