@@ -21,7 +21,7 @@ import { runWebJob, type WebJobAuth } from './web-jobs.js';
 
 type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'streaming' | 'done' | 'error';
 
-interface Result { readonly audioUrl: string; readonly downloadName: string }
+interface Result { readonly audioUrl: string; readonly downloadName: string; readonly captionsUrl: { readonly vtt: string; readonly srt: string } }
 
 /** Formats a browser plays (raw PCM is for programs). */
 const PLAYABLE = ['wav', 'mp3', 'opus', 'aac', 'flac'];
@@ -185,7 +185,7 @@ export function TtsPage() {
         config?.poll_interval_ms,
         auth,
       );
-      setResult({ audioUrl: done.audioUrl, downloadName: `speech-${done.jobId}.${EXTENSION[format] ?? format}` });
+      setResult({ audioUrl: done.audioUrl, downloadName: `speech-${done.jobId}.${EXTENSION[format] ?? format}`, captionsUrl: done.captionsUrl });
       setProgress(1);
       setPhase('done');
     } catch (err) {
@@ -297,6 +297,12 @@ export function TtsPage() {
             <audio controls src={result.audioUrl} />
             <a class="button" href={result.audioUrl} download={result.downloadName}>
               Download
+            </a>
+            <a class="button" href={result.captionsUrl.vtt} download>
+              Captions (VTT)
+            </a>
+            <a class="button" href={result.captionsUrl.srt} download>
+              Captions (SRT)
             </a>
           </section>
         )}

@@ -1,7 +1,7 @@
 /**
  * A web job from the browser: the browser check (renewed once if the server refused the pass) for
  * an anonymous visitor, or the studio session / API key header, the submission, then its events
- * until it ends; resolves to the audio URL.
+ * until it ends; resolves to the URLs of its audio and captions.
  */
 import { ApiError, getJson, postForm, request, type JobEventsPage, type WebJobCreated } from '../../lib/api.js';
 import { dropPass, ensurePass } from '../../lib/challenge.js';
@@ -32,6 +32,14 @@ async function submit(fields: Record<string, string>, progress: WebJobProgress, 
   }
 }
 
+/** A finished web job: the URLs of its audio and captions (job token in the query). */
+export interface WebJobDone {
+  readonly jobId: string;
+  readonly audioUrl: string;
+  /** WebVTT and SRT captions from the job's word timings (409 JOB_CAPTIONS_UNAVAILABLE for an engine without them). */
+  readonly captionsUrl: { readonly vtt: string; readonly srt: string };
+}
+
 /** Longest pause between two polls of a job's events. */
 const MAX_POLL_MS = 2000;
 
@@ -51,11 +59,11 @@ async function eventsAfter(created: WebJobCreated, after: number): Promise<JobEv
 }
 
 /**
- * Runs a web job to its end; the URL of its audio (job token in the query). Throws ApiError.
+ * Runs a web job to its end; the URLs of its audio and captions (job token in the query). Throws ApiError.
  * Polls after `pollMs`, then less often (x1.5 per poll, at most every 2 s), so a long job costs its
  * address about 30 calls a minute of the job-token limit (300).
  */
-export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<{ jobId: string; audioUrl: string }> {
+export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<WebJobDone> {
   const created = await submit(fields, progress, auth);
   progress.onQueued(created);
   let after = 0;
@@ -71,5 +79,7 @@ export async function runWebJob(fields: Record<string, string>, progress: WebJob
     await sleep(pause);
     pause = Math.min(MAX_POLL_MS, pause * 1.5);
   }
-  return { jobId: created.job_id, audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${encodeURIComponent(created.job_token)}` };
+  const token = encodeURIComponent(created.job_token);
+  const captions = (format: string): string => `/api/web/jobs/${created.job_id}/captions?format=${format}&token=${token}`;
+  return { jobId: created.job_id, audioUrl: `/api/web/jobs/${created.job_id}/audio?token=${token}`, captionsUrl: { vtt: captions('vtt'), srt: captions('srt') } };
 }
