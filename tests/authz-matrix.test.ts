@@ -57,6 +57,7 @@ const RULES: Readonly<Record<Access, { readonly otherwise: Cell } & Partial<Reco
 const OWNED: Readonly<Record<string, { owners: readonly Credential[]; notOwner: Cell }>> = {
   getJob: { owners: ['owner_key'], notOwner: 'JOB_NOT_FOUND' },
   getJobAudio: { owners: ['owner_key'], notOwner: 'JOB_NOT_FOUND' },
+  getJobCaptions: { owners: ['owner_key'], notOwner: 'JOB_NOT_FOUND' },
   getReference: { owners: ['owner_key'], notOwner: 'REFERENCE_NOT_FOUND' },
   deleteReference: { owners: ['owner_key'], notOwner: 'REFERENCE_NOT_FOUND' },
   updateStudioPreset: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
@@ -127,6 +128,8 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   getWebJob: { path: '/api/web/jobs/{web_job_id}' },
   listWebJobEvents: { path: '/api/web/jobs/{web_job_id}/events' },
   getWebJobAudio: { path: '/api/web/jobs/{web_job_id}/audio' },
+  getJobCaptions: { path: '/api/jobs/{job_id}/captions?format=srt' },
+  getWebJobCaptions: { path: '/api/web/jobs/{web_job_id}/captions?format=vtt' },
   submitWebJob: { path: '/api/web/jobs/tts', form: { text: 'Hi.', voice: 'flite:slt' } },
   validateReference: { path: '/api/reference/validate', files: { ref_audio: WAV } },
   // Transcription needs the speech recognition model; without it the node answers 503.

@@ -341,6 +341,7 @@ describe('schema-driven fuzzing of every documented operation', () => {
     console.log(`fuzz seed ${SEED} (FUZZ_SEED), ${RUNS} runs per operation (FUZZ_RUNS)`);
     const ops = fuzzOperationsOf(doc);
     assert.ok(ops.length >= 69, `the document lists every operation (${ops.length})`);
+    for (const id of ['getJobCaptions', 'getWebJobCaptions']) assert.ok(ops.some((o) => o.operationId === id), `${id} is fuzzed`);
     // Every log line of the run: an unexpected error is logged with its stack as `unhandled error`.
     const unhandled: string[] = [];
     setLogSink((line) => {

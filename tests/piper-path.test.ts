@@ -23,7 +23,7 @@ import {
   type PiperEngine,
 } from '@tts/inference-node/testing';
 import { inspectClip } from './support/audio.js';
-import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
+import { startPlatform, waitFor, waitForEngine, type TestPlatform } from './support/platform.js';
 
 const TINY = 'piper:en_US-fixture_tiny-low';
 const MULTI = 'piper:en_US-fixture_multi-low';
@@ -53,10 +53,7 @@ describe('piper voices through the whole platform', () => {
     });
     bulkKey = (await p.createKey({ tier: 'enterprise' })).apiKey;
     // The node registers before its piper voices have loaded: wait until the platform serves piper.
-    await waitFor(async () => {
-      const engines = (await (await p.get('/api/plugins/engines')).json()) as { engines: { name: string; ready: boolean }[] };
-      return engines.engines.some((e) => e.name === 'piper' && e.ready);
-    }, 20_000, 'piper to be ready');
+    await waitForEngine(p, 'piper');
   });
 
   after(async () => {

@@ -108,6 +108,13 @@ describe('web application', () => {
     const download = page.getByRole('link', { name: 'Download' });
     assert.equal(await download.getAttribute('href'), src);
     assert.match((await download.getAttribute('download')) ?? '', /^speech-.+\.mp3$/);
+    // Captions of the job from its word timings, next to the audio.
+    for (const [name, type, head] of [['Captions (VTT)', /^text\/vtt/, /^WEBVTT\n\n\d{2}:\d{2}:\d{2}\.\d{3} --> /], ['Captions (SRT)', /^application\/x-subrip/, /^1\n\d{2}:\d{2}:\d{2},\d{3} --> /]] as const) {
+      const captions = await fetch(`${p.url}${(await page.getByRole('link', { name }).getAttribute('href')) ?? ''}`);
+      assert.equal(captions.status, 200, name);
+      assert.match(captions.headers.get('content-type') ?? '', type);
+      assert.match(await captions.text(), head);
+    }
     // The same audio, decoded: MP3, at the speed asked for.
     const audio = await fetch(`${p.url}${src}`);
     assert.equal(audio.status, 200);

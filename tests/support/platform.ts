@@ -62,6 +62,14 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Waits until the platform serves engine `name` (a node registers before all its voices have loaded). */
+export async function waitForEngine(p: Pick<TestPlatform, 'get'>, name: string, timeoutMs = 20_000): Promise<void> {
+  await waitFor(async () => {
+    const engines = (await (await p.get('/api/plugins/engines')).json()) as { engines: { name: string; ready: boolean }[] };
+    return engines.engines.some((e) => e.name === name && e.ready);
+  }, timeoutMs, `${name} to be ready`);
+}
+
 let nodeCounter = 0;
 
 /** Starts scheduler, nodes and facade. */
