@@ -61,7 +61,7 @@ export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Pr
       const engine = engineOfModel(b.model, snap.knownEngines);
       const format = b.response_format ?? 'mp3';
       const voice = resolveClientVoice(b.voice, engine, snap.voices, ctx.defaultVoice);
-      return { speech: spec(text, voice, engine, b.speed, format, b.sample_rate, '', b.instructions, false), format, mode: null, consentConfirmed: null, fields };
+      return { speech: { ...spec(text, voice, engine, b.speed, format, b.sample_rate, '', b.instructions, false), wordTimings: b.stream_format === 'sse' }, format, mode: null, consentConfirmed: null, fields };
     }
     case 'tts': {
       const b = input.body;
@@ -69,7 +69,7 @@ export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Pr
       const format = b.format ?? 'wav';
       const voice = await platformVoice(ctx, b.voice ?? '', engine);
       return {
-        speech: spec(text, voice, engine, b.speed, format, b.sample_rate, b.language, undefined, b.normalize === false),
+        speech: { ...spec(text, voice, engine, b.speed, format, b.sample_rate, b.language, undefined, b.normalize === false), wordTimings: b.timestamps === true },
         format,
         mode: b.mode ?? 'auto',
         consentConfirmed: b.consent_confirmed ?? null,
@@ -97,7 +97,7 @@ function spec(
   rawText: boolean,
 ): SpeechSpec {
   // The node derives the provenance payload from the request id (watermarkPayloadOf).
-  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined };
+  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined, wordTimings: false };
 }
 
 /**

@@ -91,6 +91,8 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       ...(vad ? { vad } : {}),
       audioEvents: new AudioEventLog(config.nodeId),
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),
+      // Words of engines without timings, aligned with the ASR model when one is installed (loaded on first use).
+      aligner: async (audio, text) => (await analysis.models.speech())?.alignWords(audio, text) ?? [],
     },
     analysis,
     cloner: new Cloner(registry, analysis.models, logger, path.join(config.dataDir, 'voice-profiles.json')),

@@ -202,6 +202,7 @@ export function jobSpec(text: string, speech: Partial<SpeechSpec> = {}): JobSpec
       rawText: false,
       watermarkPayload: 0,
       clone: undefined,
+      wordTimings: false,
       ...speech,
     },
     mode: 'auto',

@@ -399,7 +399,7 @@ export const ERROR_CATALOGUE = {
   },
   JOB_CAPTIONS_UNAVAILABLE: {
     http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The job has no word timings, so it has no captions.',
-    hint: 'Its engine reports no word timings (piper), or the job completed before timings were kept; use a voice of flite, festival or espeak.', openaiType: 'invalid_request_error', retryable: false,
+    hint: 'Its engine reports no word timings and the node could not align them (a piper voice not in English, or no speech recognizer installed), or the job completed before timings were kept; use a voice of flite, festival or espeak.', openaiType: 'invalid_request_error', retryable: false,
   },
 } as const satisfies Record<string, ErrorSpec>;
 

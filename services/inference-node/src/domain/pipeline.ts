@@ -34,7 +34,7 @@ import type { AudioEventLog } from './audio-events.js';
 import { observeBatches } from '../batching/batch-observer.js';
 import { recordSynthesis } from './synthesis-telemetry.js';
 import { WatermarkEmbedder } from '../watermark/index.js';
-import { placeWords, wordsOfPiece, type WordTiming } from './word-timings.js';
+import { placeWords, wordsOfPiece, type WordAligner, type WordTiming } from './word-timings.js';
 
 /** Fastest and slowest speed factors accepted. */
 
@@ -60,6 +60,8 @@ export interface SynthesisJob {
   readonly pitchRatio?: number;
   /** Reference clip of a clone request, handed to the engine. */
   readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
+  /** The caller wants word timings: an engine without its own is force-aligned (word-timings.ts). */
+  readonly wordTimings?: boolean;
 }
 
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
@@ -130,6 +132,8 @@ export interface PipelineDeps {
   readonly audioEvents?: AudioEventLog;
   /** Key every output is marked with (the provenance watermark); absent = no mark (TTS_WATERMARK=false). */
   readonly watermarkKey?: { readonly id: number; readonly secret: string };
+  /** Forced alignment of the words of engines without timings of their own; absent = none (no ASR model). */
+  readonly aligner?: WordAligner;
 }
 
 /**
@@ -187,6 +191,12 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   if (!chunks.some((c) => c.kind === 'speech')) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + charactersOf(c), 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
+}
+
+/** The node's aligner, for a plan in a language its ASR model speaks (English). */
+function alignerFor(plan: SynthesisPlan, deps: PipelineDeps): WordAligner | undefined {
+  const language = plan.job.language !== '' ? plan.job.language : plan.voice.language;
+  return language.toLowerCase().startsWith('en') ? deps.aligner : undefined;
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {
@@ -264,7 +274,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       });
       if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
       const computeSec = (performance.now() - started) / 1000;
-      return { audio: out.audio, speedApplied: out.speedApplied, computeSec, words: await wordsOfPiece(out, text) };
+      return { audio: out.audio, speedApplied: out.speedApplied, computeSec, words: await wordsOfPiece(out, text, plan.job.wordTimings === true ? alignerFor(plan, deps) : undefined) };
     } finally {
       release();
     }

@@ -3,17 +3,23 @@
  * report their words in their own audio (`EngineOutput.words`); the pipeline carries them through
  * what it does to a piece (time-stretch, edge trimming) into output time.
  */
+import type { PcmAudio } from '../audio/pcm.js';
 import type { EngineOutput, WordTiming } from '../engines/engine.js';
 
 export type { WordTiming } from '../engines/engine.js';
 
+/** Times the tokens of `text` in `audio` by forced alignment (the node's ASR model, analysis/align.ts). */
+export type WordAligner = (audio: PcmAudio, text: string) => Promise<readonly WordTiming[]>;
+
 /**
- * The words of one engine call, seconds from the start of its audio: the engine's own timings.
- * The one place that decides what a piece whose engine gave no words (piper) gets: none, for now;
- * a forced aligner of `text` (what the engine spoke) against `output.audio` plugs in here.
+ * The words of one engine call, seconds from the start of its audio: the engine's own timings;
+ * for an engine without them (piper), the aligner's of `text` (what the engine spoke) when one is
+ * given (the caller asked for timings and the node has the model for the language), else none.
  */
-export function wordsOfPiece(output: EngineOutput, _text: string): Promise<readonly WordTiming[]> {
-  return Promise.resolve(output.words ?? []);
+export async function wordsOfPiece(output: EngineOutput, text: string, aligner?: WordAligner): Promise<readonly WordTiming[]> {
+  if (output.words !== undefined && output.words.length > 0) return output.words;
+  if (aligner === undefined || output.audio.samples.length === 0) return [];
+  return aligner(output.audio, text);
 }
 
 /** What happened to a piece between the engine and the output, for `placeWords`. */

@@ -21,6 +21,7 @@ export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
     sampleRate: speech.sampleRate,
     language: speech.language,
     rawText: speech.rawText,
+    wordTimings: speech.wordTimings,
     watermarkPayload: speech.watermarkPayload !== 0 ? speech.watermarkPayload : watermarkPayloadOf(req.requestId),
   };
 }

@@ -7,7 +7,8 @@ import type { JobSpecFields } from '../../data/jobs.js';
 /**
  * The SpeechSpec of a stored job spec. `watermarkPayload` names the job's submitting request in the
  * provenance mark (0 lets the node derive it from the call's request id); `withReference` false
- * leaves a clone job's reference audio out (status reads).
+ * leaves a clone job's reference audio out (status reads). Every job asks for word timings: its
+ * captions are served from them (an engine without timings of its own is force-aligned).
  */
 export function speechOfStored(s: JobSpecFields, watermarkPayload = 0, withReference = true): SpeechSpec {
   return {
@@ -24,5 +25,6 @@ export function speechOfStored(s: JobSpecFields, watermarkPayload = 0, withRefer
     clone: s.clone
       ? { referenceAudio: withReference ? Buffer.from(s.clone.audioBase64, 'base64') : Buffer.alloc(0), referenceFilename: s.clone.filename, referenceId: s.clone.referenceId }
       : undefined,
+    wordTimings: true,
   };
 }
