@@ -136,72 +136,101 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
   }, koffi.pointer(SynthCallback));
 
   /**
-   * Word timings from the events: a word starts at its word event and ends at the first pause
-   * phoneme after its sounds, the next word's start, or the end, whichever comes first. Words read
-   * from one whitespace-separated token of the text (espeak reads "1999" as two, "$20" as two) are
-   * merged and named by the token, without its surrounding punctuation. espeak-ng speaks some short
-   * words with the one before as one ("on the", "of a") and gives only the first an event: the
-   * span of that event is shared among those tokens by their length.
+   * Word timings from the events, one per token of the text (whitespace-separated, named without its
+   * surrounding punctuation; a token of punctuation alone gets none), in order. A word event's span
+   * runs from its time to the first pause phoneme after its sounds, the next word event, or the
+   * end, whichever comes first. Several events on one token (espeak reads "1999" as two words, "$20"
+   * as two) are merged. One event may cover several tokens: espeak names no word of its own for an
+   * unstressed function word after a preposition ("on the smooth", "at once"), its phonemes
+   * following the preposition's under one event. The tokens from the event's to the one before the
+   * next event's are then given the span's sound phonemes in proportion to their letters (at least
+   * one each; time in that proportion when there are fewer phonemes than tokens).
    */
   const wordsOf = (text: string): WordTiming[] => {
     const chars = Array.from(text);
-    /** Token index of each character (-1 on whitespace). */
+    const tokens: { name: string; weight: number }[] = [];
+    /** Token index of each character; white space counts to the token after it (the last one at the end). */
     const tokenOf: number[] = [];
-    const tokens: string[] = [];
     for (let i = 0; i < chars.length; i++) {
       if (/\s/u.test(chars[i]!)) tokenOf.push(-1);
       else {
-        if (i === 0 || tokenOf[i - 1] === -1) tokens.push('');
-        tokens[tokens.length - 1] += chars[i]!;
+        if (i === 0 || tokenOf[i - 1] === -1) tokens.push({ name: '', weight: 0 });
+        tokens[tokens.length - 1]!.name += chars[i]!;
         tokenOf.push(tokens.length - 1);
       }
     }
-    const clean = (word: string): string => word.replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
-    const words: WordTiming[] = [];
-    /** The token of each word. */
-    const wordTokens: number[] = [];
-    let lastToken = -1;
-    for (let i = 0; i < marks.length; i++) {
-      const m = marks[i]!;
-      if (m.kind !== 'word') continue;
-      let end: number | undefined;
-      let sounded = false;
-      for (let j = i + 1; j < marks.length && end === undefined; j++) {
-        const next = marks[j]!;
-        if (next.kind === 'sound') sounded = true;
-        else if (next.kind === 'word' || next.kind === 'end' || (next.kind === 'pause' && sounded)) end = next.ms;
-      }
-      const token = tokenOf[m.at - 1] ?? -1;
-      const start = m.ms / 1000;
-      const stop = (end ?? m.ms) / 1000;
-      const previous = words[words.length - 1];
-      const sameToken = token >= 0 && token === lastToken;
-      lastToken = token;
-      if (previous !== undefined && sameToken) {
-        words[words.length - 1] = { ...previous, end: stop };
-        continue;
-      }
-      const word = clean(tokens[token] ?? chars.slice(m.at - 1, m.at - 1 + m.length).join(''));
-      // No entry for a word event on nothing speakable (in some languages espeak marks the final full stop).
-      if (word !== '') {
-        words.push({ word, start, end: stop });
-        wordTokens.push(token);
-      }
+    for (let i = chars.length - 1, next = tokens.length - 1; i >= 0; i--) {
+      if (tokenOf[i] === -1) tokenOf[i] = next;
+      else next = tokenOf[i]!;
     }
-    return words.flatMap((w, i) => {
-      const token = wordTokens[i]!;
-      const next = wordTokens[i + 1] ?? tokens.length;
-      if (token < 0 || next <= token + 1) return [w];
-      const names = [w.word, ...tokens.slice(token + 1, next).map(clean).filter((t) => t !== '')];
-      if (names.length === 1) return [w];
-      const total = names.reduce((n, t) => n + t.length, 0);
-      let at = w.start;
-      return names.map((word) => {
-        const start = at;
-        at += ((w.end - w.start) * word.length) / total;
-        return { word, start, end: at };
+    for (const token of tokens) {
+      token.name = token.name.replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
+      token.weight = Array.from(token.name).length;
+    }
+    if (tokens.length === 0) return [];
+    const tokenAt = (position: number): number => tokenOf[Math.min(Math.max(position - 1, 0), tokenOf.length - 1)] ?? 0;
+    const words: { word: string; start: number; end: number; token: number }[] = [];
+    const wordMarks = marks.flatMap((m, i) => (m.kind === 'word' ? [i] : []));
+    wordMarks.forEach((i, n) => {
+      const m = marks[i]!;
+      // The phonemes under this event, up to the next word event or the end (`terminal`).
+      const phonemes: { ms: number; sound: boolean }[] = [];
+      let j = i + 1;
+      for (; j < marks.length && marks[j]!.kind !== 'word' && marks[j]!.kind !== 'end'; j++) phonemes.push({ ms: marks[j]!.ms, sound: marks[j]!.kind === 'sound' });
+      const terminal = marks[j]?.ms ?? phonemes[phonemes.length - 1]?.ms ?? m.ms;
+      const last = words[words.length - 1];
+      const lastToken = last?.token ?? -1;
+      const own = Math.max(tokenAt(m.at), lastToken);
+      // The next event on this token or a later one (espeak was seen to end with a word event on an
+      // earlier dash, "fact — U.S.A. ... at once", which must not cut "once" off).
+      const after = wordMarks.slice(n + 1).find((k) => tokenAt(marks[k]!.at) >= own);
+      const until = after === undefined ? tokens.length - 1 : Math.max(own, tokenAt(marks[after]!.at) - 1);
+      /** The span's pieces: the last token continued (a token of several events), else from the first untimed token; then the tokens up to the next event's. */
+      const pieces: number[] = [];
+      for (let t = own === lastToken ? lastToken : lastToken + 1; t <= until; t++) if (t === lastToken || tokens[t]!.weight > 0) pieces.push(t);
+      if (pieces.length === 0) return;
+      const sounds = phonemes.flatMap((p, k) => (p.sound ? [k] : []));
+      // An event with nothing to say on a token already timed (the trailing one on the dash above).
+      if (sounds.length === 0 && pieces.length === 1 && pieces[0] === lastToken) return;
+      const weights = pieces.map((t) => Math.max(tokens[t]!.weight, 1));
+      const total = weights.reduce((a, b) => a + b, 0);
+      /**
+       * Start and end of each piece (ms): from its first sound (the event's time for the first) to
+       * the first pause after that sound, the next piece's first sound, or the terminal.
+       */
+      const spans: [number, number][] = [];
+      if (sounds.length >= pieces.length) {
+        // First sound (index into `sounds`) of each piece, in proportion to the letters before it.
+        const first: number[] = [0];
+        let before = 0;
+        for (let k = 1; k < pieces.length; k++) {
+          before += weights[k - 1]!;
+          first.push(Math.min(Math.max(Math.round((sounds.length * before) / total), first[k - 1]! + 1), sounds.length - (pieces.length - k)));
+        }
+        for (let k = 0; k < pieces.length; k++) {
+          const from = sounds[first[k]!]!;
+          const to = k + 1 < pieces.length ? sounds[first[k + 1]!]! : phonemes.length;
+          const pause = phonemes.slice(from + 1, to).find((p) => !p.sound);
+          spans.push([k === 0 ? m.ms : phonemes[from]!.ms, pause?.ms ?? phonemes[to]?.ms ?? terminal]);
+        }
+      } else {
+        // Fewer sounds than pieces (none, at worst): the span's time in proportion to the letters.
+        const firstPause = phonemes.findIndex((p, k) => !p.sound && phonemes.slice(0, k).some((q) => q.sound));
+        const spanEnd = firstPause >= 0 ? phonemes[firstPause]!.ms : terminal;
+        let before = 0;
+        for (const w of weights) {
+          spans.push([m.ms + ((spanEnd - m.ms) * before) / total, m.ms + ((spanEnd - m.ms) * (before + w)) / total]);
+          before += w;
+        }
+      }
+      pieces.forEach((t, k) => {
+        const [start, stop] = spans[k]!;
+        const previous = words[words.length - 1];
+        if (previous !== undefined && previous.token === t) previous.end = Math.max(previous.end, stop / 1000);
+        else words.push({ word: tokens[t]!.name, start: start / 1000, end: stop / 1000, token: t });
       });
     });
+    return words.map(({ word, start, end }) => ({ word, start, end }));
   };
   setSynthCallback(callback);
 

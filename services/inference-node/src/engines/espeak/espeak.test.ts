@@ -94,6 +94,16 @@ describe('espeak engine', () => {
     assertWordTimings(accented!, ['Café', 'déjà', 'vu.']);
   });
 
+  it('times every token, also the function words espeak-ng reads under the word before without an event of their own', async () => {
+    // Without an event: "the" after "on" and "a" after "of" (the preposition's event covers both),
+    // "once" after "at"; "1999" and "Dr." are read as several words or expanded, one token each.
+    for (const text of ['The birch canoe slid on the smooth planks.', 'It is easy to tell the depth of a well.', 'The rope will bind the seven books at once.', 'Dr. Smith came home in 1999, from the sea.']) {
+      const [out] = await engine.synthesize([{ text, voice: 'espeak:en-us', speed: 1 }]);
+      const words = assertWordTimings(out!, text.split(' '));
+      for (const [i, w] of words.entries()) assert.ok(w.end - w.start >= 0.03, `${text}: ${w.word} (${i}) lasts ${w.end - w.start} s`);
+    }
+  });
+
   it('serializes 8 parallel requests of mixed voices on its one thread', async () => {
     const voices = ['espeak:en-gb', 'espeak:de', 'espeak:en-us+f2', 'espeak:fr-fr'];
     const serial = new Map<string, PcmAudio>();
