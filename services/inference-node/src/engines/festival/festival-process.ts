@@ -54,29 +54,50 @@ export function synthDefinition(voice: string): string {
     "  (utt.synth (eval (list 'Utterance 'Text text))))",
     // One line per word: the end of the segment before its first segment, the end of its last
     // segment (seconds of the wave), its token's id and the token as written (to the line's end).
+    // A word without segments gets "- -" for its times: festival splits "man's" into the words
+    // "man" and "'s" and gives the "z" to "man", leaving "'s" no syllable, whose segment features
+    // then read 0 (its token had ended at 0 s, before its start).
     '(define (tts_platform_save_words utt file)',
     '  (let ((fd (fopen file "w")))',
-    "    (mapcar (lambda (w) (format fd \"%f %f %s %s\\n\" (item.feat w \"R:SylStructure.daughter1.daughter1.R:Segment.p.end\") (item.feat w \"R:SylStructure.daughtern.daughtern.R:Segment.end\") (item.feat w \"R:Token.parent.id\") (item.feat w \"R:Token.parent.name\"))) (utt.relation.items utt 'Word))",
+    '    (mapcar (lambda (w)',
+    "              (let ((syl (item.relation.daughter1 w 'SylStructure)))",
+    "                (if (and syl (item.relation.daughter1 syl 'SylStructure))",
+    "                    (format fd \"%f %f \" (item.feat w \"R:SylStructure.daughter1.daughter1.R:Segment.p.end\") (item.feat w \"R:SylStructure.daughtern.daughtern.R:Segment.end\"))",
+    "                    (format fd \"- - \"))",
+    "                (format fd \"%s %s\\n\" (item.feat w \"R:Token.parent.id\") (item.feat w \"R:Token.parent.name\"))))",
+    "            (utt.relation.items utt 'Word))",
     '    (fclose fd)))',
   ].join('\n');
 }
 
 /**
  * The words of tts_platform_save_words's lines, merged per token so a token festival read as
- * several words ("1999": nineteen ninety nine) is one entry named as written.
+ * several words ("1999": nineteen ninety nine) is one entry named as written. A word without
+ * segments ("- -") adds nothing to its token's span; a token with none at all gets a zero-length
+ * timing at the previous token's end, so every token keeps its place in order.
  */
 export function wordTimings(lines: string): WordTiming[] {
   const words: WordTiming[] = [];
   let lastToken: string | undefined;
+  /** Whether the last entry has a span of its own (not the zero-length placeholder). */
+  let lastTimed = false;
   for (const line of lines.split('\n')) {
     const m = /^(\S+) (\S+) (\S+) (.*)$/.exec(line);
     if (!m) continue;
-    const [start, end, token, word] = [Number(m[1]), Number(m[2]), m[3]!, m[4]!];
-    if (!Number.isFinite(start) || !Number.isFinite(end)) continue;
+    const [token, word] = [m[3]!, m[4]!];
+    const timed = m[1] !== '-' && m[2] !== '-';
+    const [start, end] = timed ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+    if (timed && (!Number.isFinite(start) || !Number.isFinite(end))) continue;
     const previous = words[words.length - 1];
-    if (previous !== undefined && token === lastToken) words[words.length - 1] = { word, start: previous.start, end };
-    else words.push({ word, start, end });
+    if (previous !== undefined && token === lastToken) {
+      if (timed) words[words.length - 1] = { word, start: lastTimed ? previous.start : start, end };
+      lastTimed ||= timed;
+      continue;
+    }
+    const at = previous?.end ?? 0;
+    words.push(timed ? { word, start, end } : { word, start: at, end: at });
     lastToken = token;
+    lastTimed = timed;
   }
   return words;
 }

@@ -10,6 +10,7 @@ import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFestivalEngine, type FestivalEngine, type FestivalTransport } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
+import { wordTimings } from './festival-process.js';
 import { assertWordTimings, festivalServers } from '../testing.js';
 
 const HELLO = 'Hello world. This is a test.';
@@ -224,6 +225,22 @@ describe('festival transports: same voice, same words', () => {
       const [served] = await engines.get('server')!.synthesize([{ text, voice: 'festival:slt', speed }]);
       assert.deepEqual(assertWordTimings(piped!, text.split(' ')), assertWordTimings(served!, text.split(' ')), `${speed}x`);
     }
+  });
+
+  it("times a token festival splits into a word without segments (man's: man + 's, the z given to man) by its segments", async () => {
+    const text = "The soft cushion broke the man's fall.";
+    for (const transport of ['pipe', 'server'] as const) {
+      const [out] = await engines.get(transport)!.synthesize([{ text, voice: 'festival:slt', speed: 1 }]);
+      const words = assertWordTimings(out!, text.split(' '));
+      const mans = words[5]!;
+      assert.ok(mans.start === words[4]!.end && mans.end === words[6]!.start && mans.end - mans.start > 0.2, `${transport}: man's ${mans.start}-${mans.end} s`);
+    }
+    // A token of segmentless words alone: a zero-length timing at the previous token's end, in order.
+    assert.deepEqual(wordTimings('0.1 0.4 1 man\n- - 2 \'s\n0.4 0.7 3 fall\n'), [
+      { word: 'man', start: 0.1, end: 0.4 },
+      { word: "'s", start: 0.4, end: 0.4 },
+      { word: 'fall', start: 0.4, end: 0.7 },
+    ]);
   });
 
   it('gives sample-identical audio through the pipe and the former server transport', async () => {
