@@ -70,7 +70,7 @@ async function startNodeProcess(drainTimeoutMs: number): Promise<{ child: ChildP
 
 function synthesize(address: string, text: string): Promise<SynthesizeResponse> {
   const client = synthesizerClient(address);
-  const speech = { text, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_PCM, sampleRate: 8000, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false };
+  const speech = { text, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_PCM, sampleRate: 8000, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
   return callUnary(client.synthesize.bind(client), { requestId: `drain-${Date.now()}`, tenantId: '', speech }, { timeoutMs: 120_000 });
 }
 

@@ -5,7 +5,7 @@
  * are refused here, once, before any node work; voice names are resolved against the ready nodes; the documented defaults are applied.
  */
 import type { SpeechSpec } from '@tts/proto/synthesis';
-import { encodingOf, isSsml, parseSsml, SPEED_RANGE, TtsError } from '@tts/common';
+import { encodingOf, isSsml, lexiconMessages, parseSsml, SPEED_RANGE, TtsError, type LexiconEntry } from '@tts/common';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Schema } from '../handler-context.js';
 import type { ClusterView } from './cluster.js';
@@ -42,6 +42,8 @@ export interface SpeechContext {
   readonly cluster: ClusterView;
   /** The platform default voice (what OpenAI names fall back to). */
   readonly defaultVoice: string;
+  /** The caller's pronunciation lexicon (with its preset's), carried to the node. @default none */
+  readonly lexicon?: readonly LexiconEntry[];
 }
 
 /**
@@ -50,6 +52,13 @@ export interface SpeechContext {
  * TTS_MODEL_NOT_FOUND (404) for an OpenAI `model` that names no engine.
  */
 export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Promise<SpeechRequest> {
+  const request = await requestOf(input, ctx);
+  if (ctx.lexicon === undefined || ctx.lexicon.length === 0) return request;
+  return { ...request, speech: { ...request.speech, lexicon: lexiconMessages(ctx.lexicon) } };
+}
+
+/** The speech request of `input` without a lexicon. */
+async function requestOf(input: SpeechBody, ctx: SpeechContext): Promise<SpeechRequest> {
   const fields = input.kind === 'tts' ? TTS_FIELDS : input.kind === 'openai' ? OPENAI_FIELDS : WEB_FIELDS;
   const text = input.kind === 'openai' ? input.body.input : input.body.text;
   if (text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', `${fields.text} is empty or only white space.`, { loc: ['body', fields.text ?? 'text'] });
@@ -97,7 +106,7 @@ function spec(
   rawText: boolean,
 ): SpeechSpec {
   // The node derives the provenance payload from the request id (watermarkPayloadOf).
-  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined, wordTimings: false };
+  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
 }
 
 /**

@@ -5,6 +5,10 @@
 export { ERROR_CATALOGUE, isErrorCode, openAiCodeOf, openAiValidationCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
 export { TtsError } from './errors/tts-error.js';
 export { SSML_MAX_BREAK_SEC, SSML_MAX_TOTAL_BREAK_SEC, dateFields, isSsml, parseSsml, type DateFormat, type Prosody, type SayAsKind, type SsmlSegment } from './ssml/ssml.js';
+export {
+  IPA_SYMBOLS, LEXICON_LIMITS, checkLexicon, checkLexiconEntry, checkLexiconWord, invalidIpaSymbol, lexiconMessages, lexiconOfMessages, lexiconWordKey, mergeLexicons, normalizeLexiconWord,
+  type LexiconEntry, type LexiconEntryInput,
+} from './lexicon/index.js';
 export { ConfigError, envLogLevel, envBool, envEnum, envInt, envList, envNumber, envOptional, envString } from './config/env.js';
 export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';

@@ -120,6 +120,22 @@ export const ERROR_CATALOGUE = {
     hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
   },
   CONSENT_REQUIRED: invalid('Cloning a voice needs the consent of its speaker, confirmed in the request.', 'Send consent_confirmed: true once you hold the speaker\'s consent; the confirmation is recorded in the consent audit.'),
+  // Pronunciation lexicons (an API key's, a studio user's, a studio preset's).
+  LEXICON_WORD_INVALID: invalid('A lexicon entry\'s word is empty, has too many words, or holds a character other than letters, digits and \' \u2019 . & + # _ -.', 'Send one word or a phrase of up to 8 words; the message names the character at fault.'),
+  LEXICON_IPA_INVALID: invalid('A lexicon entry\'s IPA holds a symbol espeak-ng\'s IPA does not use, or no phoneme.', 'Write the IPA as `espeak-ng --ipa` writes it (stress \u02C8 \u02CC, length \u02D0 \u02D1, syllable break .); the message names the symbol and its code point.'),
+  LEXICON_RESPELLING_INVALID: invalid('A lexicon entry\'s respelling holds something other than letters, apostrophes, hyphens and spaces.', 'Respell with letters read like English, e.g. "tuh-MAY-toh".'),
+  LEXICON_ENTRY_INVALID: invalid('A lexicon entry needs exactly one of `ipa` and `respelling`.', 'Send the IPA or the respelling of the word, not both and not neither.'),
+  LEXICON_ENTRY_TOO_LONG: invalid('A lexicon entry\'s word or pronunciation is longer than the limit.', 'Words hold at most 100 characters, IPA and respellings 200; see `limits` in GET /api/lexicon.'),
+  LEXICON_ENTRY_DUPLICATE: invalid('Two entries of the lexicon are for the same word.', 'Send one entry per word (words are compared whatever their capitalization).'),
+  LEXICON_LIMIT_REACHED: {
+    http: 409, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The lexicon already holds as many entries as it may.',
+    hint: 'Delete an entry (DELETE .../lexicon/entries/{word}) or replace the lexicon with PUT.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  LEXICON_TOO_LARGE: invalid('The lexicon sent holds more entries than a lexicon may.', 'Send at most 1000 entries; see `limits` in GET /api/lexicon.'),
+  LEXICON_ENTRY_NOT_FOUND: {
+    http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The lexicon has no entry for this word.',
+    hint: 'List the entries with GET /api/lexicon (or the preset\'s lexicon).', openaiType: 'not_found_error', retryable: false,
+  },
   // The model-hub token.
   HUB_TOKEN_INVALID: invalid('The model hub refused the token.', 'Create a token with read access on the hub and send it again.'),
   HUB_TOKEN_NOT_SET: {

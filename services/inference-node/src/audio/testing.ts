@@ -65,3 +65,4 @@ export function ffmpegChildren(): { pid: number; state: string }[] {
 }
 
 export { OPUS_COMPLEXITY, openOggOpusCodec } from './opus-codec.js';
+export { spectralDistance } from './spectral-distance.js';

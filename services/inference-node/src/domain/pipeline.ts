@@ -7,7 +7,7 @@
  * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { isSsml, parseSsml, SPEED_RANGE, TtsError } from '@tts/common';
+import { isSsml, parseSsml, SPEED_RANGE, TtsError, type LexiconEntry } from '@tts/common';
 import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetry';
 import {
   contentTypeOf,
@@ -23,7 +23,7 @@ import {
   timeStretch,
   type AudioFormat,
 } from '../audio/index.js';
-import { prepareText } from '../text/index.js';
+import { compileLexicon, prepareSpeech } from '../text/index.js';
 import { ssmlPieces, type SpeechPiece } from '../text/ssml.js';
 import type { PcmAudio } from '../audio/pcm.js';
 import type { FirstChunkPolicy, SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
@@ -62,12 +62,14 @@ export interface SynthesisJob {
   readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
   /** The caller wants word timings: an engine without its own is force-aligned (word-timings.ts). */
   readonly wordTimings?: boolean;
+  /** Pronunciation lexicon of the request (the caller's and its preset's entries, checked: jobFromRequest), applied by the text front-end. */
+  readonly lexicon?: readonly LexiconEntry[];
 }
 
 /** First-chunk bounds of streamed requests: a clause of 20 to 60 characters is 1.5 to 4 s of speech. */
 const STREAMING_FIRST_CHUNK: FirstChunkPolicy = { maxChars: 60, minChars: 20, cutAtWord: false };
 
-/** Engine feature of engines that render IPA given as `EngineInput.phonemes` (SSML `<phoneme>`). */
+/** Engine feature of engines that render IPA given as `EngineInput.phonemes` (SSML `<phoneme>`) and `EngineInput.parts` (lexicon entries). */
 export const IPA_INPUT = 'ipa-input';
 
 /** Characters of text a piece speaks (0 for a silence). */
@@ -178,16 +180,19 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   const outputRate = outputSampleRate(job.format, voice.sampleRate, job.sampleRate === 0 ? undefined : job.sampleRate, ['sample_rate']);
   const language = job.language !== '' ? job.language : voice.language;
   const first = engine.streamingFirstChunk ?? STREAMING_FIRST_CHUNK;
+  const lexicon = job.lexicon === undefined || job.lexicon.length === 0 ? undefined : compileLexicon(job.lexicon);
   const prepare = {
     language,
     normalize: !job.rawText,
+    phonemes: engine.features.includes(IPA_INPUT),
+    ...(lexicon === undefined ? {} : { lexicon }),
     ...(job.streaming ? { firstChunkMaxChars: first.maxChars, firstChunkMinChars: first.minChars, firstChunkCutAtWord: first.cutAtWord } : {}),
   };
   // A text that starts with <speak> is SSML (validated again here: a job may come from anywhere);
   // any other text is plain text, "<" and all.
   const chunks: SpeechPiece[] = isSsml(job.text)
-    ? ssmlPieces(parseSsml(job.text), { ...prepare, phonemes: engine.features.includes(IPA_INPUT) })
-    : prepareText(job.text, prepare).map((text) => ({ kind: 'speech', text, rate: 1, pitch: 1 }));
+    ? ssmlPieces(parseSsml(job.text), prepare)
+    : prepareSpeech(job.text, prepare).map(({ text, parts }) => ({ kind: 'speech', text, rate: 1, pitch: 1, ...(parts === undefined ? {} : { parts }) }));
   if (!chunks.some((c) => c.kind === 'speech')) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + charactersOf(c), 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
@@ -263,7 +268,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       const out = await inSpan('tts.inference', attributes, async (span) => {
         let batch = 1;
         const [result] = await observeBatches(
-          () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed, signal: local.signal, ...(piece.phonemes === undefined ? {} : { phonemes: piece.phonemes }), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
+          () => plan.engine.synthesize([{ text, voice: plan.voice.id, speed, signal: local.signal, ...(piece.phonemes === undefined ? {} : { phonemes: piece.phonemes }), ...(piece.parts === undefined ? {} : { parts: piece.parts }), ...(plan.job.reference ? { reference: plan.job.reference } : {}) }]),
           (size) => (batch = Math.max(batch, size)),
         );
         span.setAttribute('tts.batch.size', batch);

@@ -30,6 +30,12 @@ export interface EngineInput {
    * include "ipa-input"; `text` then holds the words it spells.
    */
   readonly phonemes?: string;
+  /**
+   * `text` in parts, some said by their IPA (pronunciation lexicon entries), given only to engines
+   * whose `features` include "ipa-input": the engine says the IPA inline, within the one call, so
+   * the sentence keeps its prosody. The parts' texts joined are `text`.
+   */
+  readonly parts?: readonly TextPart[];
   /** Requested speed factor (1 = normal). Engines apply it natively within `nativeSpeed`. */
   readonly speed: number;
   /** Aborted when the caller cancels; engines stop or discard the work. */
@@ -39,6 +45,14 @@ export interface EngineInput {
    * the others ignore it (the node then adapts their nearest voice, cloning/clone.ts).
    */
   readonly reference?: { readonly audio: Uint8Array; readonly filename: string };
+}
+
+/** A part of an input's text: words to read, or words to say by their IPA. */
+export interface TextPart {
+  /** The words as written. */
+  readonly text: string;
+  /** IPA (espeak-ng's symbols) to say instead of reading `text`. */
+  readonly ipa?: string;
 }
 
 /** A word of the input and where the engine put it in its audio (seconds from the audio's start). */

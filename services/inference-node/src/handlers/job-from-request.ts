@@ -1,10 +1,11 @@
 import type { SynthesizeRequest } from '@tts/proto/synthesis';
-import { TtsError, formatOf, watermarkPayloadOf } from '@tts/common';
+import { TtsError, formatOf, lexiconOfMessages, watermarkPayloadOf } from '@tts/common';
 import type { SynthesisJob } from '../domain/pipeline.js';
 
 /**
  * Turns a gRPC request into a pipeline job. Throws TtsError for a request without `speech` (a
- * caller of a build before 0.6) or an unknown encoding.
+ * caller of a build before 0.6), an unknown encoding, or a lexicon that breaks the lexicon rules
+ * (the LEXICON_* codes: a request may come from anywhere, so its lexicon is checked again here).
  */
 export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
   const speech = req.speech;
@@ -23,5 +24,7 @@ export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
     rawText: speech.rawText,
     wordTimings: speech.wordTimings,
     watermarkPayload: speech.watermarkPayload !== 0 ? speech.watermarkPayload : watermarkPayloadOf(req.requestId),
+    ...(speech.lexicon.length === 0 ? {} : { lexicon: lexiconOfMessages(speech.lexicon, ['speech', 'lexicon']) }),
   };
 }
+

@@ -24,9 +24,12 @@ export function cleanText(text: string): string {
     .trim();
 }
 
-/** True when the text holds at least one letter or digit, so an engine has something to say. */
+/**
+ * True when the text holds at least one letter or digit, or a pronunciation lexicon mark (a word the
+ * lexicon says, see text/lexicon.ts), so an engine has something to say.
+ */
 export function isSpeakable(text: string): boolean {
-  return /[\p{L}\p{N}]/u.test(text);
+  return /[\p{L}\p{N}\uE000-\uF8FF]/u.test(text);
 }
 
 /** True for a BCP-47 tag of English ("en", "en-US", "en_GB"). */

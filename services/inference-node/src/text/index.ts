@@ -4,12 +4,15 @@
  */
 import { checkMaxChunkChars, chunkSentence, splitAtFirstClause } from './chunks.js';
 import { isEnglish, isSpeakable } from './cleanup.js';
+import { expandLexiconMarks, markLexiconWords, type CompiledLexicon, type SpeechText } from './lexicon.js';
 import { normalizeEnglish } from './normalize.js';
 import { splitSentences } from './sentences.js';
 
 export { normalizeText } from './normalize.js';
 export { splitSentences } from './sentences.js';
 export { numberToWords } from './numbers.js';
+export { compileLexicon, findLexiconMatches, type CompiledLexicon, type SpeechText } from './lexicon.js';
+export { ipaToRespelling } from './respelling.js';
 
 /** Options for prepareText. */
 export interface PrepareTextOptions {
@@ -28,6 +31,13 @@ export interface PrepareTextOptions {
   firstChunkMinChars?: number;
   /** With no clause boundary within those bounds, cut the first chunk at its last word that fits. @default false */
   firstChunkCutAtWord?: boolean;
+  /** Pronunciation lexicon applied to the text as written, before normalization (see text/lexicon.ts). */
+  lexicon?: CompiledLexicon;
+  /**
+   * The engine takes IPA (feature "ipa-input"): a lexicon entry's IPA is said inline (`parts`),
+   * and an SSML `<phoneme>` by its IPA; otherwise they are read as text. @default false
+   */
+  phonemes?: boolean;
 }
 
 /** The first chunk is cut at a clause boundary when longer than this, so the first audio comes quickly. */
@@ -43,10 +53,20 @@ const FIRST_CHUNK_MIN_CHARS = 40;
  * Throws RangeError when `maxChunkChars` is not a finite number >= 1.
  */
 export function prepareText(text: string, options: PrepareTextOptions = {}): string[] {
+  return prepareSpeech(text, options).map((chunk) => chunk.text);
+}
+
+/**
+ * prepareText with the pronunciation lexicon of `options.lexicon` applied: each chunk's text, and
+ * for an engine that takes phonemes (`options.phonemes`) its parts said by their IPA. The chunks
+ * are cut as prepareText cuts them, a lexicon word counting as one character.
+ */
+export function prepareSpeech(text: string, options: PrepareTextOptions = {}): SpeechText[] {
   const maxChars = checkMaxChunkChars(options.maxChunkChars ?? 400);
   const normalize = (options.normalize ?? true) && isEnglish(options.language ?? 'en');
+  const marked = markLexiconWords(text, options.lexicon);
   const chunks: string[] = [];
-  for (const sentence of splitSentences(text)) {
+  for (const sentence of splitSentences(marked.text)) {
     const spoken = normalize ? normalizeEnglish(sentence) : sentence;
     for (const chunk of chunkSentence(spoken, maxChars)) {
       if (isSpeakable(chunk)) chunks.push(chunk);
@@ -55,5 +75,6 @@ export function prepareText(text: string, options: PrepareTextOptions = {}): str
   const [first, ...rest] = chunks;
   if (first === undefined) return [];
   const firstMax = Math.min(maxChars, options.firstChunkMaxChars ?? FIRST_CHUNK_TARGET_CHARS);
-  return [...splitAtFirstClause(first, firstMax, options.firstChunkMinChars ?? FIRST_CHUNK_MIN_CHARS, options.firstChunkCutAtWord ?? false), ...rest];
+  const cut = [...splitAtFirstClause(first, firstMax, options.firstChunkMinChars ?? FIRST_CHUNK_MIN_CHARS, options.firstChunkCutAtWord ?? false), ...rest];
+  return cut.map((chunk) => expandLexiconMarks(chunk, marked, options.phonemes ?? false));
 }

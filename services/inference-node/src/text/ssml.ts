@@ -6,8 +6,9 @@
  * edges, phonemes and prosody changes is normalized and split into sentences as plain text is.
  */
 import { dateFields, type DateFormat, type SayAsKind, type SsmlSegment } from '@tts/common';
+import type { TextPart } from '../engines/engine.js';
 import { MONTHS } from './en/dates.js';
-import { prepareText, type PrepareTextOptions } from './index.js';
+import { prepareSpeech, type PrepareTextOptions } from './index.js';
 import { digitsToWords, numberToWords, ordinalToWords, yearToWords } from './numbers.js';
 
 /** One piece the pipeline renders: speech or a silence. */
@@ -22,14 +23,13 @@ export type SpeechPiece =
       readonly pitch: number;
       /** IPA to render instead of `text` (`<phoneme>`, only for engines that take phonemes). */
       readonly phonemes?: string;
+      /** `text` in parts, some said by their IPA (pronunciation lexicon entries; engines that take phonemes). */
+      readonly parts?: readonly TextPart[];
     }
   | { readonly kind: 'silence'; readonly seconds: number };
 
-/** Options of ssmlPieces: prepareText's, and whether the engine renders IPA. */
-export interface SsmlPieceOptions extends PrepareTextOptions {
-  /** The engine takes IPA input (feature "ipa-input"); otherwise a `<phoneme>` reads its text. @default false */
-  readonly phonemes?: boolean;
-}
+/** Options of ssmlPieces: prepareText's (`phonemes`: the engine renders IPA, otherwise a `<phoneme>` reads its text). */
+export type SsmlPieceOptions = PrepareTextOptions;
 
 const LETTER_NAMES: Readonly<Record<string, string>> = {
   a: 'ay', b: 'bee', c: 'see', d: 'dee', e: 'ee', f: 'eff', g: 'gee', h: 'aitch', i: 'eye', j: 'jay', k: 'kay', l: 'el', m: 'em',
@@ -94,7 +94,9 @@ export function ssmlPieces(segments: readonly SsmlSegment[], options: SsmlPieceO
     if (run.trim() !== '') {
       const first = !pieces.some((p) => p.kind === 'speech');
       const prepareOptions: PrepareTextOptions = first ? options : { ...options, firstChunkMaxChars: Number.POSITIVE_INFINITY };
-      for (const text of prepareText(run, prepareOptions)) pieces.push({ kind: 'speech', text, rate: runProsody.rate, pitch: runProsody.pitch });
+      for (const { text, parts } of prepareSpeech(run, prepareOptions)) {
+        pieces.push({ kind: 'speech', text, rate: runProsody.rate, pitch: runProsody.pitch, ...(parts === undefined ? {} : { parts }) });
+      }
     }
     run = '';
   };

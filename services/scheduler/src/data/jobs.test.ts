@@ -49,6 +49,16 @@ for (const backend of databaseBackends()) {
   describe(`job repository (${backend.name})`, () => {
     after(() => backend.close());
 
+    it('keeps the lexicon a job was submitted with (queued or dispatched at once); none when it had none', async (t) => {
+      const repo = new JobRepository(await backend.open(t));
+      const lexicon = [{ word: 'tomato', ipa: 'təˈmɑːtoʊ', caseSensitive: false }, { word: 'Nginx', respelling: 'engine ex', caseSensitive: true }];
+      const queued = await repo.insert(newJob({ jobId: 'job-lex-a', spec: { ...newJob().spec, lexicon } }));
+      assert.deepEqual(queued.spec.lexicon, lexicon);
+      const running = await repo.insertRunning(newJob({ jobId: 'job-lex-b', spec: { ...newJob().spec, lexicon } }), 'node-1', RUNNER);
+      assert.deepEqual((await repo.find(running.jobId))?.spec.lexicon, lexicon);
+      assert.equal((await repo.insert(newJob({ jobId: 'job-lex-c' }))).spec.lexicon, undefined);
+    });
+
     it('records a job as queued with event 1 and reads it back', async (t) => {
       const repo = new JobRepository(await backend.open(t));
       const job = await repo.insert(newJob({ jobId: 'job-a' }));

@@ -6,6 +6,7 @@
  * nothing. This is what makes completion idempotent: of two completions of one job only the first
  * finds it unfinished.
  */
+import type { LexiconEntry } from '@tts/common';
 import type { Database, SqlParam } from '@tts/common/data';
 
 /** States of a job. */
@@ -38,6 +39,8 @@ export interface JobSpecFields {
   readonly rawText: boolean;
   /** The reference clip of a clone job (base64), its file name and stored id; null otherwise. */
   readonly clone?: { readonly audioBase64: string; readonly filename: string; readonly referenceId: string } | null;
+  /** The pronunciation lexicon the request carried (applied when the job runs); absent when none. */
+  readonly lexicon?: readonly LexiconEntry[];
 }
 
 /** A job to record. */
@@ -184,6 +187,7 @@ interface JobRow {
   clone_reference_id: string | null;
   result_clone: unknown;
   result_words: unknown;
+  lexicon?: unknown;
   node_id: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -239,6 +243,7 @@ function toRecord(row: JobRow): JobRecord {
       instructions: row.instructions,
       rawText: row.raw_text,
       ...(row.clone_reference === null || row.clone_reference === undefined ? {} : { clone: { audioBase64: row.clone_reference, filename: row.clone_filename ?? '', referenceId: row.clone_reference_id ?? '' } }),
+      ...(row.lexicon === null || row.lexicon === undefined ? {} : { lexicon: lexiconOfRow(row.lexicon) ?? [] }),
     },
     characters: row.characters,
     nodeId: row.node_id,
@@ -298,10 +303,10 @@ const INSERT_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, lexicon)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'queued', $7::integer, 1,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, $20::text, $21::text, $22::text)
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, $23::text::jsonb)
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -313,10 +318,10 @@ const INSERT_RUNNING_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, runner, started_at)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, runner, started_at, lexicon)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'running', $7::integer, 2,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, $24::text, now())
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, $24::text, now(), $25::text::jsonb)
   RETURNING *
 ), e AS (
   INSERT INTO job_events (job_id, event_id, at, kind, payload)
@@ -426,6 +431,19 @@ function insertParams(job: NewJob): SqlParam[] {
   ];
 }
 
+/** A spec's lexicon as stored: JSON with the API's field names, null when there is none. */
+function lexiconParam(s: JobSpecFields): string | null {
+  if (s.lexicon === undefined || s.lexicon.length === 0) return null;
+  return JSON.stringify(s.lexicon.map((e) => ({ word: e.word, ipa: e.ipa ?? null, respelling: e.respelling ?? null, case_sensitive: e.caseSensitive })));
+}
+
+/** The stored lexicon of a job row (jsonb, or its text on drivers that return it unparsed). */
+function lexiconOfRow(value: unknown): LexiconEntry[] | undefined {
+  if (value === null || value === undefined) return undefined;
+  const list = (typeof value === 'string' ? JSON.parse(value) : value) as { word: string; ipa: string | null; respelling: string | null; case_sensitive: boolean }[];
+  return list.map((e) => ({ word: e.word, ...(e.ipa === null ? {} : { ipa: e.ipa }), ...(e.respelling === null ? {} : { respelling: e.respelling }), caseSensitive: e.case_sensitive }));
+}
+
 /** An attempt's identity: the scheduler incarnation running it and its attempt number. */
 export interface AttemptFence {
   readonly runner: string;
@@ -438,7 +456,7 @@ export class JobRepository {
 
   /** Records a new job in state queued with its event 1 ("queued"). Rejects (23505) on a duplicate id. */
   async insert(job: NewJob): Promise<JobRecord> {
-    const rows = await this.db.query<JobRow>(INSERT_SQL, insertParams(job));
+    const rows = await this.db.query<JobRow>(INSERT_SQL, [...insertParams(job), lexiconParam(job.spec)]);
     return toRecord(rows[0]!);
   }
 
@@ -448,7 +466,7 @@ export class JobRepository {
    * duplicate id.
    */
   async insertRunning(job: NewJob, nodeId: string, runner: string): Promise<JobRecord> {
-    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId, runner]);
+    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId, runner, lexiconParam(job.spec)]);
     return toRecord(rows[0]!);
   }
 

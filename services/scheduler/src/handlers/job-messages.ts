@@ -4,7 +4,7 @@ import type { CloneReport } from '@tts/proto/synthesis';
 import type { JobEventRecord, JobOwnerKind as StoredOwnerKind, JobRecord, JobResultFields, JobSpecFields, JobState as StoredState } from '../data/jobs.js';
 import type { AudioFormat } from '@tts/common/audio';
 import { speechOfStored } from '../domain/jobs/job-speech.js';
-import { TtsError, encodingOf, formatOf } from '@tts/common';
+import { TtsError, encodingOf, formatOf, lexiconOfMessages } from '@tts/common';
 
 const STATES: Readonly<Record<StoredState, JobState>> = {
   queued: JobState.JOB_STATE_QUEUED,
@@ -123,5 +123,8 @@ export function specOf(spec: JobSpec | undefined): JobSpecFields {
     ...(speech.clone && speech.clone.referenceAudio.length > 0
       ? { clone: { audioBase64: Buffer.from(speech.clone.referenceAudio).toString('base64'), filename: speech.clone.referenceFilename, referenceId: speech.clone.referenceId } }
       : {}),
+    // Checked as the node will check it, so a bad lexicon is refused at submission.
+    ...(speech.lexicon.length === 0 ? {} : { lexicon: lexiconOfMessages(speech.lexicon, ['spec', 'speech', 'lexicon']) }),
   };
 }
+

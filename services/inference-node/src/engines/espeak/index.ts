@@ -5,7 +5,7 @@
  * Also provides the espeak-ng IPA phonemizer Piper-format voices use.
  */
 import { TtsError } from '@tts/common';
-import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
+import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, TextPart, VoiceDescriptor, WordTiming } from '../engine.js';
 import { checkedInput, throwIfCancelled, voiceNameOf } from '../workers/input-checks.js';
 import { splitClauses, joinClauses } from './clauses.js';
 import { acquireEspeakHost, type EspeakHost } from './espeak-host.js';
@@ -72,14 +72,18 @@ class EspeakEngineImpl implements EspeakEngine {
     const res = await host.request(
       {
         kind: 'synthesize',
-        // An SSML <phoneme>'s IPA goes in as espeak's own phoneme mnemonics, read only with the phoneme flag.
-        ...(input.phonemes === undefined ? { text: input.text } : { text: `[[${ipaToEspeak(input.phonemes)}]]`, phonemeInput: true }),
+        // An SSML <phoneme>'s IPA goes in as espeak's own phoneme mnemonics, read only with the phoneme
+        // flag; lexicon entries' IPA goes in the same way, inline within the sentence's text.
+        ...(input.phonemes !== undefined
+          ? { text: `[[${ipaToEspeak(input.phonemes)}]]`, phonemeInput: true }
+          : input.parts !== undefined ? { text: espeakTextOf(input.parts), phonemeInput: true } : { text: input.text }),
         voice: this.table.selectors.get(name)!,
         wpm: ESPEAK_RATE_WPM.normal * nativeSpeed,
       },
       input.signal,
     );
-    return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied, words: res.words };
+    const words = input.parts === undefined ? res.words : namePhonemeWords(res.words, input.parts);
+    return { audio: { samples: res.samples, sampleRate: res.sampleRate }, speedApplied, words };
   }
 
   /** Releases the engine's reference to the espeak thread (it stops unless the piper phonemizer still holds it); `load()` takes it again. */
@@ -93,6 +97,41 @@ class EspeakEngineImpl implements EspeakEngine {
     this.table = { descriptors: [], selectors: new Map() };
     await host?.release();
   }
+}
+
+/**
+ * The text of parts as espeak reads it with phoneme input on: words as they are (a "[[" of theirs
+ * broken, so it cannot open phonemes) and each part's IPA as `[[mnemonics]]` between spaces.
+ */
+function espeakTextOf(parts: readonly TextPart[]): string {
+  return parts.map((p) => (p.ipa === undefined ? p.text.replace(/\[(?=\[)/g, '[ ') : ` [[${ipaToEspeak(p.ipa)}]] `)).join('');
+}
+
+/**
+ * Word timings of an input with parts: espeak names the words of a part said by its IPA by their
+ * mnemonics ("t@m'A:toU"); they are named by the part's words instead, one timing per part.
+ */
+function namePhonemeWords(words: readonly WordTiming[], parts: readonly TextPart[]): WordTiming[] {
+  // espeak-lib names a word by its token without the punctuation around it.
+  const nameOf = (token: string): string => token.replace(/^[^\p{L}\p{N}$£€#@]+|[^\p{L}\p{N}%]+$/gu, '');
+  const spoken = parts.flatMap((p, part) => (p.ipa === undefined ? [] : ipaToEspeak(p.ipa).split(' ').filter((t) => t !== '').map((token) => ({ name: nameOf(token), part, text: p.text }))));
+  const out: WordTiming[] = [];
+  let next = 0;
+  let lastPart = -1;
+  for (const w of words) {
+    const expected = spoken[next];
+    if (expected === undefined || expected.name !== w.word) {
+      out.push(w);
+      lastPart = -1;
+      continue;
+    }
+    next++;
+    const previous = out[out.length - 1];
+    if (previous !== undefined && lastPart === expected.part) out[out.length - 1] = { ...previous, end: w.end };
+    else out.push({ word: expected.text, start: w.start, end: w.end });
+    lastPart = expected.part;
+  }
+  return out;
 }
 
 /** Creates the espeak engine (call `load()` before use). */

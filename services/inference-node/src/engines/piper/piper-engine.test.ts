@@ -105,6 +105,17 @@ describe('piper engine', () => {
     assert.deepEqual(out!.audio.samples, tinyFixtureReference(idsOf('hello world.'), 1));
   });
 
+  it('says parts with IPA (lexicon entries) inline: the words phonemized, the IPA as it is, one utterance', async () => {
+    const asked: string[] = [];
+    const phonemizer: Phonemizer = { phonemize: async (text) => (asked.push(text), [text.trim()]) };
+    const e = await engine({ phonemizer });
+    const parts = [{ text: 'say ' }, { text: 'tomato', ipa: 'təˈmɑːtoʊ' }, { text: ' now.' }];
+    const [out] = await e.synthesize([{ text: 'say tomato now.', parts, voice: 'piper:en_US-fixture_tiny-low', speed: 1 }]);
+    // The IPA never reaches the phonemizer; the whole sentence is one inference of the joined phonemes.
+    assert.deepEqual(asked, ['say ', ' now.']);
+    assert.deepEqual(out!.audio.samples, tinyFixtureReference(idsOf('say təˈmɑːtoʊ now.'.normalize('NFD')), 1));
+  });
+
   it('maps speed to the length scale within nativeSpeed and leaves other speeds to the node', async () => {
     const e = shared;
     const voice = 'piper:en_US-fixture_tiny-low';

@@ -14,7 +14,7 @@
 import { TtsError } from '@tts/common';
 import type { Logger } from '@tts/common';
 import { DynamicBatcher, type DynamicBatcherStats } from '../../batching/index.js';
-import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, VoiceDescriptor } from '../engine.js';
+import type { EngineInput, EngineOutput, Phonemizer, SpeedRange, SynthesisEngine, TextPart, VoiceDescriptor } from '../engine.js';
 import { startOnnxRunner, type OnnxRunner } from './onnx-runner.js';
 import { normalizeProviders, type GraphOptimizationLevel } from './onnx-session.js';
 import { phonemesToIds, splitPhonemes } from './phoneme-ids.js';
@@ -267,6 +267,7 @@ class PiperEngineImpl implements PiperEngine {
       const sentences =
         config.phonemeType === 'text' ? [input.text]
         : input.phonemes !== undefined ? [input.phonemes] // IPA given (SSML <phoneme>): what the phonemizer would produce
+        : input.parts !== undefined ? [await this.phonemizeParts(input.parts, config.espeakVoice)]
         : await this.options.phonemizer.phonemize(input.text, config.espeakVoice);
       const jobs: Job[] = [];
       for (const sentence of sentences) {
@@ -283,6 +284,15 @@ class PiperEngineImpl implements PiperEngine {
       this.options.logger?.error('piper synthesis failed', { voice: input.voice, err: error instanceof Error ? error.message : String(error) });
       throw new TtsError('TTS_ENGINE_FAILED', undefined, { cause: error });
     }
+  }
+
+  /**
+   * One utterance of parts: the words phonemized, the lexicon's IPA as it is (NFD, as the phonemizer
+   * writes it), in order, so the sentence is one inference and keeps its prosody.
+   */
+  private async phonemizeParts(parts: readonly TextPart[], espeakVoice: string): Promise<string> {
+    const pieces = await Promise.all(parts.map(async (p) => (p.ipa !== undefined ? p.ipa.normalize('NFD') : (await this.options.phonemizer.phonemize(p.text, espeakVoice)).join(' '))));
+    return pieces.map((p) => p.trim()).filter((p) => p !== '').join(' ');
   }
 
   private recordMissing(voice: string, missing: ReadonlyMap<string, number>): void {

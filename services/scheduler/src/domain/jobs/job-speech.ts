@@ -1,6 +1,6 @@
 /** The speech request of a stored job: what the dispatcher sends to a node and GetJob reports. */
 import type { AudioFormat } from '@tts/common/audio';
-import { encodingOf } from '@tts/common';
+import { encodingOf, lexiconMessages } from '@tts/common';
 import type { SpeechSpec } from '@tts/proto/synthesis';
 import type { JobSpecFields } from '../../data/jobs.js';
 
@@ -26,5 +26,6 @@ export function speechOfStored(s: JobSpecFields, watermarkPayload = 0, withRefer
       ? { referenceAudio: withReference ? Buffer.from(s.clone.audioBase64, 'base64') : Buffer.alloc(0), referenceFilename: s.clone.filename, referenceId: s.clone.referenceId }
       : undefined,
     wordTimings: true,
+    lexicon: lexiconMessages(s.lexicon ?? []),
   };
 }
