@@ -64,6 +64,10 @@ const OWNED: Readonly<Record<string, { owners: readonly Credential[]; notOwner: 
   deleteStudioPreset: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
   createStudioShare: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
   revokeStudioShare: { owners: ['studio_user'], notOwner: 'STUDIO_SHARE_NOT_FOUND' },
+  getStudioPresetLexicon: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
+  replaceStudioPresetLexicon: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
+  putStudioPresetLexiconEntry: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
+  deleteStudioPresetLexiconEntry: { owners: ['studio_user'], notOwner: 'STUDIO_PRESET_NOT_FOUND' },
 };
 
 /** The kind of an operation's documented security. */
@@ -150,6 +154,13 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   createStudioShare: { path: '/api/studio/presets/{preset_id}/share', body: {} },
   forkStudioShare: { path: '/api/studio/share/{share_token}/fork', body: {} },
   updateStudioUser: { path: '/api/studio/admin/users/{user_id}', body: { role: 'user' } },
+  // Every key and studio user has a lexicon of its own: replaced, then the entry replaced (200), then deleted.
+  replaceLexicon: { path: '/api/lexicon', body: { entries: [{ word: 'matrix', ipa: 'mˈeɪtɹɪks' }] } },
+  putLexiconEntry: { path: '/api/lexicon/entries/matrix', body: { respelling: 'may-triks' }, ok: 200 },
+  deleteLexiconEntry: { path: '/api/lexicon/entries/matrix' },
+  replaceStudioPresetLexicon: { path: '/api/studio/presets/{preset_id}/lexicon', body: { entries: [{ word: 'matrix', ipa: 'mˈeɪtɹɪks' }] } },
+  putStudioPresetLexiconEntry: { path: '/api/studio/presets/{preset_id}/lexicon/entries/matrix', body: { respelling: 'may-triks' }, ok: 200 },
+  deleteStudioPresetLexiconEntry: { path: '/api/studio/presets/{preset_id}/lexicon/entries/matrix' },
 };
 
 /** Operations that remove the owner's resources, in the order they run after all others. */
@@ -299,7 +310,7 @@ describe('authorization matrix from the OpenAPI document', () => {
     assert.equal(seen.size, Object.keys(RULES).length, 'every row of RULES is used by some operation');
   });
 
-  test('owner scoping: lists show only the caller\'s jobs, clips, presets, shares and usage; the audit records who was refused', async () => {
+  test('owner scoping: lists show only the caller\'s jobs, clips, presets, shares, lexicon entries and usage; the audit records who was refused', async () => {
     const get = async (path: string, c: Credential): Promise<{ status: number; text: string }> => {
       const res = await fetch(`${p.url}${path}`, { headers: await headersOf(c) });
       return { status: res.status, text: await res.text() };
@@ -312,6 +323,11 @@ describe('authorization matrix from the OpenAPI document', () => {
     const owner = await studio.authenticate((await headersOf('studio_user'))['x-studio-token']);
     const preset = await p.facade.deps.studio.presets.create(owner, { name: 'Scoped preset' });
     const share = await p.facade.deps.studio.presets.share(owner, preset.presetId, undefined);
+    // A lexicon entry of the owner key and one of the studio user.
+    for (const [c, word] of [['owner_key', 'ownerword'], ['studio_user', 'studioword']] as const) {
+      const put = await fetch(`${p.url}/api/lexicon/entries/${word}`, { method: 'PUT', headers: { ...(await headersOf(c)), 'content-type': 'application/json' }, body: JSON.stringify({ respelling: 'oh-ner' }) });
+      assert.equal(put.status, 201, `${c} adds ${word}`);
+    }
     const lists: [string, Credential, Credential, readonly string[]][] = [
       ['/api/web/jobs', 'owner_key', 'other_key', [ids['web_job_id']!]],
       ['/api/reference/clips', 'owner_key', 'other_key', [ref.reference_id]],
@@ -319,6 +335,9 @@ describe('authorization matrix from the OpenAPI document', () => {
       ['/api/studio/presets', 'studio_user', 'studio_other', [preset.presetId]],
       ['/api/studio/shares', 'studio_user', 'studio_other', [share.share.shareId]],
       ['/api/studio/presets', 'studio_user', 'studio_admin', [preset.presetId]],
+      ['/api/lexicon', 'owner_key', 'other_key', ['ownerword']],
+      ['/api/lexicon', 'owner_key', 'studio_user', ['ownerword']],
+      ['/api/lexicon', 'studio_user', 'studio_other', ['studioword']],
     ];
     for (const [path, mine, theirs, owned] of lists) {
       const a = await get(path, mine);

@@ -33,7 +33,7 @@ const RUNS = Number(process.env['FUZZ_RUNS'] ?? 24);
  * metering (a refused request is recorded there by design), SLIs, sessions (the test creates them)
  * and scheduler leases.
  */
-const GUARDED_TABLES = ['api_keys', 'abuse_reports', 'hub_token', 'reference_audio', 'studio_presets', 'studio_shares', 'studio_users', 'studio_vip_requests', 'terms_acceptances'] as const;
+const GUARDED_TABLES = ['api_keys', 'abuse_reports', 'hub_token', 'reference_audio', 'studio_presets', 'studio_shares', 'studio_users', 'studio_vip_requests', 'terms_acceptances', 'lexicon_entries'] as const;
 
 /**
  * Documented 5xx that the test platform answers by design: the model hub is unreachable (the
@@ -216,7 +216,12 @@ describe('schema-driven fuzzing of every documented operation', () => {
     Object.assign(real, {
       job_id: [job.job_id, web.job_id], key_id: [spare.keyId], preset_id: [preset.presetId], share_id: [share.share.shareId], share_token: [share.token],
       request_id: [vip.requestId], user_id: [victim.user.userId], report_id: [report.report_id], model: ['tts-1'],
+      // Lexicon entries of the fuzz key and the fuzzer's preset (a real word is one of them).
+      word: ['tomato', 'New York'],
     });
+    const entries = { entries: [{ word: 'tomato', ipa: 'təmˈɑːtoʊ' }, { word: 'New York', respelling: 'noo york' }] };
+    assert.equal((await fetch(`${p.url}/api/lexicon`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(entries) })).status, 200);
+    assert.equal((await p.facade.deps.lexicons.replace(await p.facade.deps.lexicons.presetLexiconOf(principal, preset.presetId), entries.entries)).length, 2);
     // studio_edit allows 120 calls a minute per session: a pool of sessions of the same user.
     sessionPool = await Promise.all(Array.from({ length: 24 }, async () => (await studio.login('fuzzer', 'studio passphrase 4817', '127.0.0.1', 'fuzz')).token));
     await waitFor(async () => ((await (await p.get(`/api/jobs/${job.job_id}`, headers)).json()) as { status: string }).status === 'completed', 20_000, 'the fuzz job');

@@ -101,6 +101,15 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   setHubToken: { method: 'POST', path: '/api/hub/token', body: { token: 'hf_matrixtoken0123456789', validate: false }, ok: 200 },
   deleteHubToken: { method: 'DELETE', path: '/api/hub/token', ok: 200 },
   validateHubToken: { method: 'POST', path: '/api/hub/token/validate', body: { token: 'hf_matrixtoken0123456789', timeout_sec: 1 }, ok: 200 },
+  // The valid key's lexicon is replaced, its entry replaced and deleted; each studio call is a fresh guest with an empty lexicon.
+  getLexicon: { method: 'GET', path: '/api/lexicon', ok: 200 },
+  replaceLexicon: { method: 'PUT', path: '/api/lexicon', body: { entries: [{ word: 'matrix', ipa: 'mˈeɪtɹɪks' }] }, ok: 200 },
+  putLexiconEntry: { method: 'PUT', path: '/api/lexicon/entries/matrix', body: { respelling: 'may-triks' }, ok: 200, okFor: { valid_studio: 201 } },
+  deleteLexiconEntry: { method: 'DELETE', path: '/api/lexicon/entries/matrix', ok: 200, okFor: { valid_studio: 404 } },
+  getStudioPresetLexicon: { method: 'GET', path: '/api/studio/presets/PRESETID/lexicon', ok: 404 },
+  replaceStudioPresetLexicon: { method: 'PUT', path: '/api/studio/presets/PRESETID/lexicon', body: { entries: [] }, ok: 404 },
+  putStudioPresetLexiconEntry: { method: 'PUT', path: '/api/studio/presets/PRESETID/lexicon/entries/matrix', body: { ipa: 'ə' }, ok: 404 },
+  deleteStudioPresetLexiconEntry: { method: 'DELETE', path: '/api/studio/presets/PRESETID/lexicon/entries/matrix', ok: 404 },
 };
 
 type Credential = 'none' | 'wrong_key' | 'valid_key' | 'disabled_key' | 'studio_token' | 'valid_studio' | 'admin_key' | 'wrong_admin_key';

@@ -20,6 +20,7 @@ import type { LogStreamHub } from './domain/log-stream.js';
 import type { SloService } from './slo/service.js';
 import type { AnalysisGateway } from './domain/audio-analysis.js';
 import type { ReferenceService } from './domain/references.js';
+import type { Lexicons } from './domain/lexicons.js';
 import type { AbuseReports } from './domain/abuse-reports.js';
 import type { HubTokenService } from './domain/hub-token.js';
 import type { ComplianceRepository } from './data/index.js';
@@ -78,6 +79,8 @@ export interface FacadeDeps {
   readonly hubToken: HubTokenService;
   /** The studio portal's presets, shares and VIP (accounts and sessions are in `access.studio`). */
   readonly studio: { readonly presets: StudioPresets; readonly vip: VipService };
+  /** Pronunciation lexicons of keys, studio users and presets, resolved into speech requests. */
+  readonly lexicons: Lexicons;
 }
 
 /** One request of operation `Id` as its handler sees it. */

@@ -88,6 +88,14 @@ import { updateStudioUser } from './handlers/updateStudioUser.js';
 import { revokeStudioUserSessions } from './handlers/revokeStudioUserSessions.js';
 import { getJobCaptions } from './handlers/getJobCaptions.js';
 import { getWebJobCaptions } from './handlers/getWebJobCaptions.js';
+import { getLexicon } from './handlers/getLexicon.js';
+import { replaceLexicon } from './handlers/replaceLexicon.js';
+import { putLexiconEntry } from './handlers/putLexiconEntry.js';
+import { deleteLexiconEntry } from './handlers/deleteLexiconEntry.js';
+import { getStudioPresetLexicon } from './handlers/getStudioPresetLexicon.js';
+import { replaceStudioPresetLexicon } from './handlers/replaceStudioPresetLexicon.js';
+import { putStudioPresetLexiconEntry } from './handlers/putStudioPresetLexiconEntry.js';
+import { deleteStudioPresetLexiconEntry } from './handlers/deleteStudioPresetLexiconEntry.js';
 
 export const OPERATIONS = {
   ttsSynthesize,
@@ -174,4 +182,12 @@ export const OPERATIONS = {
   revokeStudioUserSessions,
   getJobCaptions,
   getWebJobCaptions,
+  getLexicon,
+  replaceLexicon,
+  putLexiconEntry,
+  deleteLexiconEntry,
+  getStudioPresetLexicon,
+  replaceStudioPresetLexicon,
+  putStudioPresetLexiconEntry,
+  deleteStudioPresetLexiconEntry,
 } as const satisfies { readonly [Id in OperationId]: OperationHandler<Id> };

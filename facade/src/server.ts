@@ -12,11 +12,12 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
-import { ComplianceRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { ComplianceRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './domain/abuse-reports.js';
 import { HubTokenService, loadHubTokenCipher } from './domain/hub-token.js';
 import { AnalysisGateway } from './domain/audio-analysis.js';
 import { ReferenceService } from './domain/references.js';
+import { Lexicons } from './domain/lexicons.js';
 import { loadOpenApiDocument } from './domain/openapi-document.js';
 import { Readiness } from './domain/readiness.js';
 import { SynthesisGateway } from './domain/synthesis.js';
@@ -103,6 +104,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       vip: new VipService(access.studioRepo, slipVerifier, logger),
     },
     references: new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
+    lexicons: new Lexicons(new LexiconRepository(access.database), access.studioRepo),
   };
   let server: Server;
   try {

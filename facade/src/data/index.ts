@@ -39,6 +39,7 @@ export {
 } from './audits.js';
 export { SecretRepository } from './secrets.js';
 export { ReferenceRepository, type NewReference, type ReferenceRecord } from './references.js';
+export { LexiconRepository, type LexiconEntryRecord } from './lexicons.js';
 export { ComplianceRepository, type AbuseAuditEntry, type AbuseReport, type AbuseStatus, type SampleWatermark, type TermsAcceptance } from './compliance.js';
 export { SloRepository, type LatencyThresholds, type SliBucketAggregate, type SliMinuteCounts, type SliRow, type SliWindowAggregate } from './slo.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';

@@ -338,6 +338,8 @@ export class StudioRepository {
       const shares = await tx.query<Row>('DELETE FROM studio_shares WHERE user_id = $1::text RETURNING share_id', [userId]);
       const presets = await tx.query<Row>('DELETE FROM studio_presets WHERE user_id = $1::text RETURNING preset_id', [userId]);
       const sessions = await tx.query<Row>('DELETE FROM studio_sessions WHERE user_id = $1::text RETURNING session_id', [userId]);
+      // The user's own pronunciation lexicon goes with the account (its presets' went with them).
+      await tx.query("DELETE FROM lexicon_entries WHERE lexicon_id = 'owner:studio:' || $1::text", [userId]);
       await tx.query(
         `UPDATE studio_users SET kind = 'deleted', username = NULL, username_key = NULL, email = NULL, email_key = NULL, password_hash = NULL, vip_until = NULL, deleted_at = now(), updated_at = now()
          WHERE user_id = $1::text`,
@@ -452,10 +454,17 @@ export class StudioRepository {
     return { share: shareOf(r), preset: presetOf(p) };
   }
 
-  /** Copies a shared preset into `userId`'s presets and counts the fork, in one transaction. */
+  /** Copies a shared preset (with its pronunciation lexicon) into `userId`'s presets and counts the fork, in one transaction. */
   async fork(shareId: string, copy: Parameters<StudioRepository['createPreset']>[0]): Promise<StudioPreset> {
     return this.db.transaction(async (tx) => {
       const preset = await this.createPreset(copy, tx);
+      if (copy.forkedFromPresetId) {
+        await tx.query(
+          `INSERT INTO lexicon_entries (lexicon_id, word_key, word, ipa, respelling, case_sensitive, preset_id)
+           SELECT 'preset:' || $2::text, word_key, word, ipa, respelling, case_sensitive, $2::text FROM lexicon_entries WHERE lexicon_id = 'preset:' || $1::text`,
+          [copy.forkedFromPresetId, preset.presetId],
+        );
+      }
       await tx.query('UPDATE studio_shares SET fork_count = fork_count + 1 WHERE share_id = $1::text', [shareId]);
       return preset;
     });

@@ -7,7 +7,7 @@ import type { OperationHandler } from '../handler-context.js';
 /** POST /v1/audio/speech: OpenAI-compatible, streamed as sentences are ready. */
 export const createSpeech: OperationHandler<'createSpeech'> = async ({ body, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
-  const request = await speechRequestOf({ kind: 'openai', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const request = await speechRequestOf({ kind: 'openai', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon: await deps.lexicons.forSpeech(caller, undefined) });
   const metered = { endpoint: 'POST /v1/audio/speech', requestId, characters: body.input.length, textField: 'input', mode: request.mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);

@@ -12,7 +12,8 @@ import type { OperationHandler } from '../handler-context.js';
  */
 export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
-  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  // The job keeps the lexicon of its submission (stored with its spec).
+  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon: await deps.lexicons.forSpeech(caller, undefined) });
   const cloning = cloneSourceOf(body, undefined);
   const base = await jobSpecOf(request, deps.cluster);
   const owner = caller.method === 'api_key'

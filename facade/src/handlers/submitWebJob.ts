@@ -16,7 +16,8 @@ import type { OperationHandler } from '../handler-context.js';
 export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
   const { form, speed } = await webFormWithPreset(body, caller, deps.studio.presets);
-  const parsed = await speechRequestOf({ kind: 'web', body: form }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const lexicon = await deps.lexicons.forSpeech(caller, form.preset_id);
+  const parsed = await speechRequestOf({ kind: 'web', body: form }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon });
   const request = speed === undefined || (body.speed !== undefined && body.speed !== '') ? parsed : { ...parsed, speech: { ...parsed.speech, speed } };
   const cloning = webCloneSourceOf(form, caller);
   const base = await jobSpecOf(request, deps.cluster);

@@ -15,7 +15,8 @@ import type { OperationHandler } from '../handler-context.js';
 export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: sent, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
   const body = await ttsBodyWithPreset(ttsBodyOf(sent), caller, deps.studio.presets);
-  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice });
+  const lexicon = await deps.lexicons.forSpeech(caller, body.preset_id);
+  const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon });
   const cloning = cloneSourceOf(body, res.locals.uploads?.find((u) => u.field === 'ref_audio'));
   const mode = cloning ? 'clone' : request.mode;
   const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode, consentConfirmed: request.consentConfirmed };
