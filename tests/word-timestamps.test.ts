@@ -115,6 +115,26 @@ describe('word timestamps', () => {
     });
   }
 
+  test('words said through the lexicon keep their written names: a respelling (flite) and IPA (espeak-ng)', async () => {
+    // A key of its own, so no other test meets these entries.
+    const own = { 'x-api-key': (await p.createKey({ name: 'lexicon-timestamps', tier: 'enterprise', rate_limit_per_minute: 10_000 })).apiKey };
+    const put = async (word: string, entry: Record<string, string>): Promise<void> => {
+      const res = await fetch(`${p.url}/api/lexicon/entries/${encodeURIComponent(word)}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...own }, body: JSON.stringify(entry) });
+      assert.ok(res.status === 200 || res.status === 201, `PUT ${word}: ${res.status} ${await res.text()}`);
+    };
+    await put('Siobhan', { respelling: 'shiv awn' });
+    await put('tomato', { ipa: 'təˈmɑːtoʊ' });
+    const text = 'Siobhan ate a tomato today.';
+    for (const voice of ['flite:slt', 'espeak:en-us']) {
+      const res = await p.post('/api/tts', { text, voice, format: 'wav', timestamps: true }, own);
+      assert.equal(res.status, 200, await res.clone().text());
+      const answer = (await res.json()) as Timestamped;
+      const seconds = decodeWav(Buffer.from(answer.audio, 'base64')).samples.length / answer.sample_rate;
+      assert.deepEqual(answer.words.map((w) => bare(w.word)), tokensOf(text), `${voice}: the written words, not their respelling`);
+      assertWellFormed(answer.words, seconds, voice);
+    }
+  });
+
   test('without timestamps the answer is the audio, as before', async () => {
     const res = await p.post('/api/tts', { text: 'Just the audio.', voice: 'flite:slt', format: 'wav' }, key);
     assert.equal(res.status, 200);

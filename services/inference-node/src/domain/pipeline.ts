@@ -34,7 +34,7 @@ import type { AudioEventLog } from './audio-events.js';
 import { observeBatches } from '../batching/batch-observer.js';
 import { recordSynthesis } from './synthesis-telemetry.js';
 import { WatermarkEmbedder } from '../watermark/index.js';
-import { placeWords, wordsOfPiece, type WordAligner, type WordTiming } from './word-timings.js';
+import { placeWords, wordsOfPiece, writtenWords, type WordAligner, type WordTiming } from './word-timings.js';
 
 /** Fastest and slowest speed factors accepted. */
 
@@ -192,7 +192,7 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   // any other text is plain text, "<" and all.
   const chunks: SpeechPiece[] = isSsml(job.text)
     ? ssmlPieces(parseSsml(job.text), prepare)
-    : prepareSpeech(job.text, prepare).map(({ text, parts }) => ({ kind: 'speech', text, rate: 1, pitch: 1, ...(parts === undefined ? {} : { parts }) }));
+    : prepareSpeech(job.text, prepare).map(({ text, parts, respelled }) => ({ kind: 'speech', text, rate: 1, pitch: 1, ...(parts === undefined ? {} : { parts }), ...(respelled === undefined ? {} : { respelled }) }));
   if (!chunks.some((c) => c.kind === 'speech')) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + charactersOf(c), 0);
   return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
@@ -279,7 +279,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       });
       if (!out) throw new TtsError('TTS_ENGINE_FAILED', 'The engine returned no audio.');
       const computeSec = (performance.now() - started) / 1000;
-      return { audio: out.audio, speedApplied: out.speedApplied, computeSec, words: await wordsOfPiece(out, text, plan.job.wordTimings === true ? alignerFor(plan, deps) : undefined) };
+      return { audio: out.audio, speedApplied: out.speedApplied, computeSec, words: writtenWords(await wordsOfPiece(out, text, plan.job.wordTimings === true ? alignerFor(plan, deps) : undefined), piece.respelled) };
     } finally {
       release();
     }

@@ -5,6 +5,7 @@
  */
 import type { PcmAudio } from '../audio/pcm.js';
 import type { EngineOutput, WordTiming } from '../engines/engine.js';
+import type { RespelledSegment } from '../text/lexicon.js';
 
 export type { WordTiming } from '../engines/engine.js';
 
@@ -52,4 +53,41 @@ export function placeWords(words: readonly WordTiming[], p: WordPlacement): Word
     floor = end;
   }
   return placed;
+}
+
+/** The tokens of `text` that are spoken (those with a letter or digit), as engines time them. */
+const spokenTokens = (text: string): string[] => text.split(/\s+/u).filter((t) => /[\p{L}\p{N}]/u.test(t));
+
+/**
+ * Names the written words where lexicon respellings replaced them: the timings of a respelling's
+ * tokens become one span, shared among the written words it stands for in proportion to their
+ * letters. Words of an engine that tokenized the text otherwise than by white space (counts differ)
+ * are left as they are.
+ */
+export function writtenWords(words: readonly WordTiming[], segments: readonly RespelledSegment[] | undefined): readonly WordTiming[] {
+  if (segments === undefined || words.length === 0) return words;
+  const total = segments.reduce((n, s) => n + spokenTokens(s.read).length, 0);
+  if (total !== words.length) return words;
+  const out: WordTiming[] = [];
+  let i = 0;
+  for (const segment of segments) {
+    const span = words.slice(i, i + spokenTokens(segment.read).length);
+    i += span.length;
+    if (segment.read === segment.written) {
+      out.push(...span);
+      continue;
+    }
+    const written = spokenTokens(segment.written);
+    const first = span[0];
+    const last = span.at(-1);
+    if (first === undefined || last === undefined || written.length === 0) continue;
+    const letters = written.reduce((n, w) => n + w.length, 0);
+    let at = first.start;
+    for (const word of written) {
+      const end = at + ((last.end - first.start) * word.length) / letters;
+      out.push({ word, start: at, end });
+      at = end;
+    }
+  }
+  return out;
 }

@@ -177,6 +177,17 @@ export interface SpeechText {
   readonly text: string;
   /** Set when some of the text is said by its IPA. */
   readonly parts?: readonly TextPart[];
+  /**
+   * Set when respellings replaced written words: the text in order as segments of what is read and
+   * what is written (equal outside the respellings), so word timings name the written words.
+   */
+  readonly respelled?: readonly RespelledSegment[];
+}
+
+/** A stretch of a chunk: what the engine reads, and what the text wrote there. */
+export interface RespelledSegment {
+  readonly read: string;
+  readonly written: string;
 }
 
 /**
@@ -187,13 +198,16 @@ export interface SpeechText {
 export function expandLexiconMarks(chunk: string, marked: MarkedText, ipaInput: boolean): SpeechText {
   if (marked.marks.length === 0 || !LEXICON_MARK.test(chunk)) return { text: chunk };
   const parts: TextPart[] = [];
+  const segments: RespelledSegment[] = [];
   let plain = '';
   let spoken = '';
+  let unchanged = '';
   for (const ch of chunk) {
     const code = ch.charCodeAt(0) - MARK_BASE;
     const mark = ch.length === 1 && code >= 0 ? marked.marks[code] : undefined;
     if (mark === undefined) {
       plain += ch;
+      unchanged += ch;
       continue;
     }
     const { entry, written } = mark;
@@ -202,13 +216,22 @@ export function expandLexiconMarks(chunk: string, marked: MarkedText, ipaInput: 
       parts.push({ text: written, ipa: entry.ipa });
       spoken += plain + written;
       plain = '';
+      unchanged += written;
     } else {
       // An IPA with nothing English letters spell (only a glottal stop, say) leaves the word as written.
       const respelled = entry.respelling ?? ipaToRespelling(entry.ipa ?? '');
       plain += respelled === '' ? written : respelled;
+      if (respelled === '') unchanged += written;
+      else {
+        if (unchanged !== '') segments.push({ read: unchanged, written: unchanged });
+        segments.push({ read: respelled, written });
+        unchanged = '';
+      }
     }
   }
-  if (parts.length === 0) return { text: plain };
+  if (segments.length > 0 && unchanged !== '') segments.push({ read: unchanged, written: unchanged });
+  const respelled = segments.length > 0 ? { respelled: segments } : {};
+  if (parts.length === 0) return { text: plain, ...respelled };
   if (plain !== '') parts.push({ text: plain });
-  return { text: spoken + plain, parts };
+  return { text: spoken + plain, parts, ...respelled };
 }

@@ -9,6 +9,7 @@ import { dateFields, type DateFormat, type SayAsKind, type SsmlSegment } from '@
 import type { TextPart } from '../engines/engine.js';
 import { MONTHS } from './en/dates.js';
 import { prepareSpeech, type PrepareTextOptions } from './index.js';
+import type { RespelledSegment } from './lexicon.js';
 import { digitsToWords, numberToWords, ordinalToWords, yearToWords } from './numbers.js';
 
 /** One piece the pipeline renders: speech or a silence. */
@@ -25,6 +26,8 @@ export type SpeechPiece =
       readonly phonemes?: string;
       /** `text` in parts, some said by their IPA (pronunciation lexicon entries; engines that take phonemes). */
       readonly parts?: readonly TextPart[];
+      /** What was read and written where lexicon respellings replaced words (word timings name the written words). */
+      readonly respelled?: readonly RespelledSegment[];
     }
   | { readonly kind: 'silence'; readonly seconds: number };
 
@@ -94,8 +97,8 @@ export function ssmlPieces(segments: readonly SsmlSegment[], options: SsmlPieceO
     if (run.trim() !== '') {
       const first = !pieces.some((p) => p.kind === 'speech');
       const prepareOptions: PrepareTextOptions = first ? options : { ...options, firstChunkMaxChars: Number.POSITIVE_INFINITY };
-      for (const { text, parts } of prepareSpeech(run, prepareOptions)) {
-        pieces.push({ kind: 'speech', text, rate: runProsody.rate, pitch: runProsody.pitch, ...(parts === undefined ? {} : { parts }) });
+      for (const { text, parts, respelled } of prepareSpeech(run, prepareOptions)) {
+        pieces.push({ kind: 'speech', text, rate: runProsody.rate, pitch: runProsody.pitch, ...(parts === undefined ? {} : { parts }), ...(respelled === undefined ? {} : { respelled }) });
       }
     }
     run = '';
