@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { MP3_QUALITY } from './audio/lame-codec.js';
 import { loadNodeConfig } from './config.js';
 
 describe('node config: piper and VAD', () => {
@@ -62,6 +63,13 @@ describe('node config: piper and VAD', () => {
     assert.equal(loadNodeConfig({}).opusComplexity, 5);
     assert.equal(loadNodeConfig({ TTS_OPUS_COMPLEXITY: '10' }).opusComplexity, 10);
     for (const bad of ['11', '-1', 'max']) assert.throws(() => loadNodeConfig({ TTS_OPUS_COMPLEXITY: bad }), /TTS_OPUS_COMPLEXITY/);
+  });
+
+  it('encodes mp3 at LAME quality MP3_QUALITY unless TTS_MP3_QUALITY (0-9) says otherwise', () => {
+    assert.equal(loadNodeConfig({}).mp3Quality, MP3_QUALITY);
+    assert.equal(loadNodeConfig({ TTS_MP3_QUALITY: '0' }).mp3Quality, 0);
+    assert.equal(loadNodeConfig({ TTS_MP3_QUALITY: '9' }).mp3Quality, 9);
+    for (const bad of ['10', '-1', '2.5', 'fast']) assert.throws(() => loadNodeConfig({ TTS_MP3_QUALITY: bad }), /TTS_MP3_QUALITY/);
   });
 });
 

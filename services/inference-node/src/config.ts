@@ -11,6 +11,7 @@ import type { GraphOptimizationLevel } from './engines/piper/index.js';
 import type { FestivalTransport } from './engines/festival/index.js';
 import type { EncoderImplementation } from './audio/index.js';
 import type { IdleUnloadSettings } from './engines/residency.js';
+import { MP3_QUALITY } from './audio/lame-codec.js';
 import { OPUS_COMPLEXITY } from './audio/opus-codec.js';
 
 /** Graph optimization levels accepted by TTS_PIPER_GRAPH_OPT. */
@@ -86,6 +87,11 @@ export interface NodeConfig {
    * "Opus complexity"). @default 5 (TTS_OPUS_COMPLEXITY)
    */
   readonly opusComplexity: number;
+  /**
+   * LAME quality (0 best and slowest - 9 fastest) of mp3, in process and through ffmpeg
+   * (bench/README.md, "mp3 quality"). @default MP3_QUALITY (TTS_MP3_QUALITY)
+   */
+  readonly mp3Quality: number;
   /** Synthesize a short phrase per engine before reporting READY. @default true (TTS_WARMUP) */
   readonly warmup: boolean;
   /** Heartbeat period towards the scheduler in ms. @default 1000 (NODE_HEARTBEAT_MS) */
@@ -256,6 +262,7 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
     encoders: envEnum(env, 'TTS_AUDIO_ENCODERS', ['native', 'ffmpeg'] as const, 'native'),
     opusComplexity: envInt(env, 'TTS_OPUS_COMPLEXITY', OPUS_COMPLEXITY, { min: 0, max: 10 }),
+    mp3Quality: envInt(env, 'TTS_MP3_QUALITY', MP3_QUALITY, { min: 0, max: 9 }),
     warmup: envBool(env, 'TTS_WARMUP', true),
     heartbeatMs: envInt(env, 'NODE_HEARTBEAT_MS', 1000, { min: 50, max: 60_000 }),
     drainTimeoutMs: envInt(env, 'NODE_DRAIN_TIMEOUT_MS', 10_000, { min: 0, max: 3_600_000 }),

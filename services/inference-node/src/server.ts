@@ -88,6 +88,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       sentencesInFlight: config.sentencesInFlight,
       encoders: config.encoders,
       opusComplexity: config.opusComplexity,
+      mp3Quality: config.mp3Quality,
       ...(vad ? { vad } : {}),
       audioEvents: new AudioEventLog(config.nodeId),
       ...(config.watermark ? { watermarkKey: analysis.watermark.active } : {}),

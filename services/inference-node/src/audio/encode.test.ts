@@ -6,7 +6,7 @@ import { createEncoder, encodeAudio, type AudioEncoder, type EncoderImplementati
 import type { AudioFormat } from '@tts/common/audio';
 import { assertKnownLayout, openAacCodec } from './aac-codec.js';
 import { openFlacCodec } from './flac-codec.js';
-import { openLameCodec } from './lame-codec.js';
+import { MP3_QUALITY, openLameCodec } from './lame-codec.js';
 import { FFMPEG, FFPROBE, MediaProcess, runToBuffer } from './media-process.js';
 import { OPUS_COMPLEXITY, openOggOpusCodec } from './opus-codec.js';
 import { decodePcm16le, encodePcm16le, type PcmAudio } from './pcm.js';
@@ -215,6 +215,21 @@ describe("in-process encoders (libmp3lame, libopus + libogg, libFLAC, libavcodec
       assert.ok(native.length > 1000);
       assert.ok(native.equals(ffmpeg), `${rate} Hz: ${native.length} vs ${ffmpeg.length} bytes`);
     }
+  });
+
+  it('mp3 quality: both paths take it and still give the same bytes at other LAME levels; it reaches LAME; 0-9 only', async () => {
+    for (const rate of [16000, 24000]) {
+      const input = voiceLike(rate, 1.37);
+      const standard = await encodeAudio(input, 'mp3', undefined, { implementation: 'native' });
+      for (const quality of [0, 2, 9].filter((q) => q !== MP3_QUALITY)) {
+        const native = await encodeAudio(input, 'mp3', undefined, { implementation: 'native', mp3Quality: quality });
+        const ffmpeg = await encodeAudio(input, 'mp3', undefined, { implementation: 'ffmpeg', mp3Quality: quality });
+        assert.ok(native.equals(ffmpeg), `${rate} Hz, quality ${quality}: ${native.length} vs ${ffmpeg.length} bytes`);
+        assert.ok(!native.equals(standard), `${rate} Hz: quality ${quality} gives other frames than ${MP3_QUALITY}`);
+      }
+    }
+    const codec = openLameCodec();
+    for (const quality of [10, -1, 2.5]) assert.throws(() => codec.open({ sampleRate: 16000, bitrateKbps: 96, streaming: false, quality }), new RegExp(`LAME quality ${quality}`));
   });
 
   // Requested bit rates are the defaults (defaultBitrateKbps). mp3 is CBR: bytes over the decoded

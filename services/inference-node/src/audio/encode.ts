@@ -6,7 +6,7 @@
 import { TtsError } from '@tts/common';
 import { isAudioFormat, isSampleRateSupported, nearestSupportedRate, type AudioFormat } from '@tts/common/audio';
 import { defaultBitrateKbps } from './bitrate.js';
-import type { AudioEncoder, EncoderOptions } from './encoder-base.js';
+import type { AudioEncoder, EncoderOptions, EncoderSettings } from './encoder-base.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
 import { JsEncoder } from './js-encoder.js';
 import { cancelledError } from './media-process.js';
@@ -16,7 +16,7 @@ import { resample } from './resample.js';
 import { encodeWav } from './wav.js';
 
 export { defaultBitrateKbps } from './bitrate.js';
-export type { AudioEncoder, EncoderImplementation, EncoderOptions } from './encoder-base.js';
+export type { AudioEncoder, EncoderImplementation, EncoderOptions, EncoderSettings } from './encoder-base.js';
 
 /** Chunk size `encodeAudio` feeds an encoder with (samples). */
 const ONE_SHOT_CHUNK = 1 << 16;
@@ -43,7 +43,7 @@ export function createEncoder(format: AudioFormat, sampleRate: number, options: 
  * One-shot: encodes a whole clip to a whole file (wav has exact sizes). The clip is encoded at its own
  * rate when the format takes it, else resampled to the nearest rate the format takes (e.g. 22050 Hz → 24000 Hz for opus).
  */
-export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: Pick<EncoderOptions, 'implementation' | 'opusComplexity'> = {}): Promise<Buffer> {
+export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: EncoderSettings = {}): Promise<Buffer> {
   if (signal?.aborted === true) throw cancelledError();
   const rate = isSampleRateSupported(format, audio.sampleRate) ? audio.sampleRate : nearestSupportedRate(format, audio.sampleRate);
   const input = resample(audio, rate);

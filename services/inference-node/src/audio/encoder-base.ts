@@ -45,7 +45,12 @@ export interface EncoderOptions {
   readonly implementation?: EncoderImplementation;
   /** libopus complexity (0-10) of the in-process opus encoder. @default OPUS_COMPLEXITY (5) */
   readonly opusComplexity?: number;
+  /** LAME quality (0 best - 9 fastest) of mp3, in process and through ffmpeg. @default MP3_QUALITY */
+  readonly mp3Quality?: number;
 }
+
+/** The encoder settings the node's configuration chooses (TTS_AUDIO_ENCODERS, TTS_OPUS_COMPLEXITY, TTS_MP3_QUALITY). */
+export type EncoderSettings = Pick<EncoderOptions, 'implementation' | 'opusComplexity' | 'mp3Quality'>;
 
 /** Encoded bytes queued for the consumer before the encoder stops producing (and writes wait). */
 const OUTPUT_HIGH_WATER_BYTES = 1 << 20;

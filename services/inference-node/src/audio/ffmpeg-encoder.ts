@@ -9,6 +9,7 @@ import { defaultBitrateKbps } from './bitrate.js';
 import { EncoderBase, type EncoderOptions } from './encoder-base.js';
 import { FFMPEG, FFMPEG_QUIET, MediaProcess, cancelledError } from './media-process.js';
 import { encodePcm16le } from './pcm.js';
+import { MP3_QUALITY } from './lame-codec.js';
 import { OPUS_COMPLEXITY } from './opus-codec.js';
 
 /** Ogg page length for streaming opus (µs). ffmpeg's Ogg muxer holds the last two pages back, so this bounds the audio held (~120 ms) against page headers (about 4 kbit/s, vs 0.6 kbit/s with the 1 s default). */
@@ -25,7 +26,7 @@ export class FfmpegEncoder extends EncoderBase {
       return;
     }
     const bitrate = options.bitrateKbps ?? defaultBitrateKbps(format, sampleRate);
-    const args = ffmpegEncoderArgs(format, sampleRate, bitrate, options.streaming ?? false, options.opusComplexity ?? OPUS_COMPLEXITY);
+    const args = ffmpegEncoderArgs(format, sampleRate, bitrate, options.streaming ?? false, { opus: options.opusComplexity ?? OPUS_COMPLEXITY, mp3: options.mp3Quality ?? MP3_QUALITY });
     const proc = new MediaProcess(FFMPEG, args);
     this.proc = proc;
     const stdout = proc.child.stdout;
@@ -70,13 +71,14 @@ export class FfmpegEncoder extends EncoderBase {
 }
 
 /** ffmpeg arguments: raw s16le mono at `sampleRate` on stdin (no probing), `format` on stdout, packets flushed as made. */
-function ffmpegEncoderArgs(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, bitrateKbps: number, streaming: boolean, opusComplexity: number): string[] {
+function ffmpegEncoderArgs(format: 'mp3' | 'opus' | 'aac' | 'flac', sampleRate: number, bitrateKbps: number, streaming: boolean, level: { readonly opus: number; readonly mp3: number }): string[] {
   const input = ['-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0'];
   const bitrate = ['-b:a', `${bitrateKbps}k`];
   const codec = {
-    mp3: ['-c:a', 'libmp3lame', ...bitrate, '-f', 'mp3', '-id3v2_version', '0', '-write_xing', '0'],
+    // libmp3lame's compression_level is LAME's quality, the in-process encoder's (lame-codec.ts).
+    mp3: ['-c:a', 'libmp3lame', ...bitrate, '-compression_level', String(level.mp3), '-f', 'mp3', '-id3v2_version', '0', '-write_xing', '0'],
     // The in-process encoder's complexity (opus-codec.ts).
-    opus: ['-c:a', 'libopus', ...bitrate, '-compression_level', String(opusComplexity), '-f', 'ogg', ...(streaming ? ['-page_duration', String(STREAMING_OGG_PAGE_US)] : [])],
+    opus: ['-c:a', 'libopus', ...bitrate, '-compression_level', String(level.opus), '-f', 'ogg', ...(streaming ? ['-page_duration', String(STREAMING_OGG_PAGE_US)] : [])],
     aac: ['-c:a', 'aac', '-aac_coder', 'fast', ...bitrate, '-f', 'adts'], // the in-process encoder's coder (aac-codec.ts)
     flac: ['-c:a', 'flac', '-f', 'flac'],
   }[format];

@@ -11,5 +11,5 @@ export { type Resampler, resample, createResampler } from './resample.js';
 export { type TrimSilenceOptions, rms, peak, silenceBounds, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';
-export { type AudioEncoder, type EncoderImplementation, type EncoderOptions, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
+export { type AudioEncoder, type EncoderImplementation, type EncoderOptions, type EncoderSettings, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
 export { type AudioProbe, type AudioSource, decodeWithFfmpeg, probeAudio } from './probe.js';

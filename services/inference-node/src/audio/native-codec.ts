@@ -14,6 +14,8 @@ export interface CodecSettings {
   readonly streaming: boolean;
   /** Encoder effort of codecs that have one (libopus: 0-10). @default the codec's own (OPUS_COMPLEXITY) */
   readonly complexity?: number;
+  /** LAME's quality (libmp3lame: 0 best - 9 fastest). @default MP3_QUALITY */
+  readonly quality?: number;
 }
 
 /** One encoding session; every call is synchronous and bounded by the size of its input. */

@@ -62,7 +62,13 @@ export class NativeEncoder extends EncoderBase {
       return;
     }
     try {
-      this.session = codec.open({ sampleRate, bitrateKbps: options.bitrateKbps, streaming: this.streaming, ...(format === 'opus' && options.opusComplexity !== undefined ? { complexity: options.opusComplexity } : {}) });
+      this.session = codec.open({
+        sampleRate,
+        bitrateKbps: options.bitrateKbps,
+        streaming: this.streaming,
+        ...(format === 'opus' && options.opusComplexity !== undefined ? { complexity: options.opusComplexity } : {}),
+        ...(format === 'mp3' && options.mp3Quality !== undefined ? { quality: options.mp3Quality } : {}),
+      });
     } catch (error) {
       this.fail(new TtsError('AUDIO_ENCODING_FAILED', undefined, { cause: error }));
     }

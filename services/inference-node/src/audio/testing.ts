@@ -66,3 +66,6 @@ export function ffmpegChildren(): { pid: number; state: string }[] {
 
 export { OPUS_COMPLEXITY, openOggOpusCodec } from './opus-codec.js';
 export { spectralDistance } from './spectral-distance.js';
+export { MP3_QUALITY, openLameCodec } from './lame-codec.js';
+export type { CodecSettings, NativeCodec } from './native-codec.js';
+export { openAacCodec } from './aac-codec.js';

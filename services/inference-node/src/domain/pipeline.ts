@@ -13,7 +13,7 @@ import {
   contentTypeOf,
   createEncoder,
   type EncoderImplementation,
-  type EncoderOptions,
+  type EncoderSettings,
   createResampler,
   encodeAudio,
   limitPeak,
@@ -128,6 +128,8 @@ export interface PipelineDeps {
   readonly encoders?: EncoderImplementation;
   /** libopus complexity of the in-process opus encoder (TTS_OPUS_COMPLEXITY). @default OPUS_COMPLEXITY (5) */
   readonly opusComplexity?: number;
+  /** LAME quality of mp3 (TTS_MP3_QUALITY). @default MP3_QUALITY */
+  readonly mp3Quality?: number;
   /** When set, the edges of rendered audio are trimmed to its speech first (TTS_VAD_TRIM). */
   readonly vad?: Pick<SileroVad, 'segments'>;
   /** Where each synthesis leaves its audio pipeline event (the node's debug ring). */
@@ -501,6 +503,10 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
 }
 
 /** The encoder settings the node's configuration chose (implementation, opus complexity). */
-function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity'>): Pick<EncoderOptions, 'implementation' | 'opusComplexity'> {
-  return { ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }), ...(deps.opusComplexity === undefined ? {} : { opusComplexity: deps.opusComplexity }) };
+function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity' | 'mp3Quality'>): EncoderSettings {
+  return {
+    ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }),
+    ...(deps.opusComplexity === undefined ? {} : { opusComplexity: deps.opusComplexity }),
+    ...(deps.mp3Quality === undefined ? {} : { mp3Quality: deps.mp3Quality }),
+  };
 }
