@@ -54,12 +54,17 @@ describe('lexicon in the text front-end', () => {
 
   it('says IPA entries inline for an engine that takes phonemes, and reads respellings as text', () => {
     assert.deepEqual(prepareSpeech('I like Tomato soup with Nginx.', { lexicon, phonemes: true }), [
-      { text: 'I like Tomato soup with engine ex.', parts: [{ text: 'I like ' }, { text: 'Tomato', ipa: 'təˈmɑːtoʊ' }, { text: ' soup with engine ex.' }] },
+      {
+        text: 'I like Tomato soup with engine ex.',
+        parts: [{ text: 'I like ' }, { text: 'Tomato', ipa: 'təˈmɑːtoʊ' }, { text: ' soup with engine ex.' }],
+        // What is read and written, so word timings name "Nginx", not "engine ex".
+        respelled: [{ read: 'I like Tomato soup with ', written: 'I like Tomato soup with ' }, { read: 'engine ex', written: 'Nginx' }, { read: '.', written: '.' }],
+      },
     ]);
   });
 
   it('reads IPA entries as a respelling made from the IPA on other engines', () => {
-    assert.deepEqual(prepareSpeech('A tomato.', { lexicon }), [{ text: 'A tuh-mah-toh.' }]);
+    assert.deepEqual(prepareSpeech('A tomato.', { lexicon }), [{ text: 'A tuh-mah-toh.', respelled: [{ read: 'A ', written: 'A ' }, { read: 'tuh-mah-toh', written: 'tomato' }, { read: '.', written: '.' }] }]);
     assert.deepEqual(prepareText('A tomato.', { lexicon }), ['A tuh-mah-toh.']);
   });
 
