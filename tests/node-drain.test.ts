@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { callUnary, nodeArgsFor, synthesizerClient } from '@tts/common';
-import { AudioEncoding, type SynthesizeResponse } from '@tts/proto/synthesis';
+import { credentials } from '@grpc/grpc-js';
+import { AudioEncoding, SynthesizerClient, type SynthesizeResponse } from '@tts/proto/synthesis';
 
 const ENTRY = 'services/inference-node/src/main.ts';
 /** Long enough for flite to take well over a second on this machine. */
@@ -68,8 +69,19 @@ async function startNodeProcess(drainTimeoutMs: number): Promise<{ child: ChildP
   return { child, address, exited, dataDir };
 }
 
-function synthesize(address: string, text: string): Promise<SynthesizeResponse> {
-  const client = synthesizerClient(address);
+/**
+ * A client that pings its connection every second (and gives up after one more): the drained call
+ * outlasts several pings, which a node answers only while its connections stay open.
+ */
+function pingingClient(address: string): SynthesizerClient {
+  return new SynthesizerClient(address, credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 1000,
+    'grpc.keepalive_timeout_ms': 1000,
+    'grpc.max_receive_message_length': -1,
+  });
+}
+
+function synthesize(address: string, text: string, client = synthesizerClient(address)): Promise<SynthesizeResponse> {
   const speech = { text, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_PCM, sampleRate: 8000, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
   return callUnary(client.synthesize.bind(client), { requestId: `drain-${Date.now()}`, tenantId: '', speech }, { timeoutMs: 120_000 });
 }
@@ -100,9 +112,9 @@ describe('inference node drain on SIGTERM', { timeout: 180_000 }, () => {
     const t0 = Date.now();
     const reference = await synthesize(node.address, LONG_TEXT);
     const workMs = Date.now() - t0;
-    assert.ok(workMs > 500, `the work takes long enough to be caught in flight (${workMs} ms)`);
+    assert.ok(workMs > 3000, `the work takes long enough to be caught in flight and to outlast pings (${workMs} ms)`);
 
-    const inFlight = synthesize(node.address, LONG_TEXT);
+    const inFlight = synthesize(node.address, LONG_TEXT, pingingClient(node.address));
     await untilInFlight(node.address);
     const signalledAt = Date.now();
     node.child.kill('SIGTERM');

@@ -101,6 +101,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,
     warmup: { done: false, durationMs: 0, voices: [], error: '' },
+    calls: 0,
   };
   const impl: SynthesizerServer = {
     synthesize: synthesize(ctx),
@@ -148,10 +149,16 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     context: ctx,
     stop(graceMs = config.drainTimeoutMs) {
       stopping ??= (async () => {
-        ctx.state = NodeState.NODE_STATE_DRAINING;
+        const deadline = Date.now() + graceMs;
+        ctx.state = NodeState.NODE_STATE_DRAINING; // new calls are refused from now on (admitCall)
+        grpc.setServing('NOT_SERVING');
         await membership?.stop();
         stopLoadGauges();
-        await grpc.stop(graceMs);
+        // The calls in flight finish on open connections first: shutting the server down closes
+        // them (GOAWAY), after which a client's keepalive ping went unanswered and a call longer
+        // than the ping period was cut with UNAVAILABLE before its answer.
+        while (ctx.calls > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await grpc.stop(Math.max(0, deadline - Date.now()));
         await registry.close();
         await analysis.close();
         await vad?.close();

@@ -25,4 +25,6 @@ export interface NodeContext {
   readonly startedUnixMs: number;
   state: NodeState;
   warmup: WarmupReport;
+  /** Synthesis calls admitted and not yet answered (a draining node waits for them: server.ts). */
+  calls: number;
 }

@@ -5,10 +5,19 @@ import type { NodeContext } from '../domain/node-context.js';
 import type { SynthesisStats } from '../domain/pipeline.js';
 import type { WordTiming } from '../domain/word-timings.js';
 
-/** Refuses new work unless the node is READY. */
-export function admitCall(ctx: NodeContext): void {
+/**
+ * Refuses new work unless the node is READY; counts an admitted call in `ctx.calls` until the
+ * returned function is called (once the call is answered).
+ */
+export function admitCall(ctx: NodeContext): () => void {
   if (ctx.state === NodeState.NODE_STATE_DRAINING) throw new TtsError('SERVICE_SHUTTING_DOWN', 'The node is draining.', { retryAfterSec: 1 });
   if (ctx.state !== NodeState.NODE_STATE_READY) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'The node is still loading.', { retryAfterSec: 2 });
+  ctx.calls++;
+  let released = false;
+  return () => {
+    if (!released) ctx.calls--;
+    released = true;
+  };
 }
 
 /** Proto metrics from pipeline stats; `arrivedMs` is the call's arrival (performance.now()). */
