@@ -1,11 +1,13 @@
 /**
  * What the AudioAnalyzer handlers share: the upload limits and the analysis models, each loaded
- * on first use and kept (Silero VAD; the Vosk recognizer and speaker model).
+ * on first use and kept (Silero VAD; the Vosk recognizer and speaker model), and the thread the
+ * clips are measured on.
  */
 import type { Logger } from '@tts/common';
 import type { NodeConfig } from '../config.js';
 import { createSileroVad, type SileroVad } from '../vad/index.js';
 import type { AnalysisModels, SpeechModels } from './reference.js';
+import { ClipMeasurer } from './clip-measurements.js';
 import { loadSpeechModels } from './speech-models.js';
 import { loadWatermarkKeys, type WatermarkKeyring } from './watermark-keys.js';
 
@@ -25,6 +27,7 @@ export async function createAnalysisContext(config: NodeConfig, logger: Logger, 
   let vad: Promise<SileroVad | undefined> | undefined;
   let speech: Promise<SpeechModels | undefined> | undefined;
   const ownVad = shared.vad === undefined;
+  const measurer = new ClipMeasurer();
   const models: AnalysisModels = {
     vad(): Promise<SileroVad | undefined> {
       vad ??= shared.vad !== undefined
@@ -41,6 +44,8 @@ export async function createAnalysisContext(config: NodeConfig, logger: Logger, 
       speech ??= loadSpeechModels(config, logger);
       return speech;
     },
+    measure: (req, signal) => measurer.measure(req, signal),
+    pitch: (req, signal) => measurer.pitch(req, signal),
   };
   return {
     models,
@@ -52,6 +57,7 @@ export async function createAnalysisContext(config: NodeConfig, logger: Logger, 
     async close() {
       if (ownVad) await (await vad)?.close();
       await (await speech)?.close?.();
+      await measurer.close();
     },
   };
 }

@@ -10,8 +10,8 @@ import { open, readFile } from 'node:fs/promises';
 import { decodeWav, decodeWithFfmpeg, probeAudio, resample, type DecodedWav, type PcmAudio } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
 import type { AlignedWord, AlignOptions } from './align.js';
-import { measureLevels, measurePitch, type LevelFacts } from './measure.js';
-import { detectSpeakerChange } from './speaker-change.js';
+import type { ClipMeasurements, MeasureRequest } from './clip-measurements.js';
+import type { LevelFacts, PitchFacts } from './measure.js';
 import { suffixOf, type ReceivedUpload } from './upload.js';
 
 /** Analysis runs at the VAD's and the recognizer's rate. */
@@ -29,10 +29,12 @@ export interface SpeechModels {
   close?(): Promise<void>;
 }
 
-/** The models analysis uses, loaded on first use. */
+/** The models analysis uses, loaded on first use, and where its measurements run (off the main thread: clip-measurements.ts). */
 export interface AnalysisModels {
   vad(): Promise<SileroVad | undefined>;
   speech(): Promise<SpeechModels | undefined>;
+  measure(req: MeasureRequest, signal?: AbortSignal): Promise<ClipMeasurements>;
+  pitch(req: MeasureRequest, signal?: AbortSignal): Promise<PitchFacts>;
 }
 
 /** Warning thresholds; see the OpenAPI description of ReferenceWarning. */
@@ -73,10 +75,15 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
   const speech = options.transcribe ? await models.speech() : undefined;
   // Recognition runs on libuv's threads: started first, it overlaps the measurements below.
   const transcriptionWork = speech ? transcribeWith(speech, pcm) : Promise.resolve(undefined);
-  const levels = measureLevels(pcm, ANALYSIS_RATE, segments, native.samples);
-  const pitch = measurePitch(pcm, ANALYSIS_RATE, segments);
-  const speakerCheck = detectSpeakerChange(pcm, segments);
-  const transcription = await transcriptionWork;
+  // Both settle before either failure is thrown: neither rejection is left unhandled.
+  const [measured, transcribed] = await Promise.allSettled([
+    models.measure({ samples: pcm, sampleRate: ANALYSIS_RATE, segments, clipSource: native.samples }, options.signal),
+    transcriptionWork,
+  ]);
+  if (measured.status === 'rejected') throw measured.reason;
+  if (transcribed.status === 'rejected') throw transcribed.reason;
+  const { levels, pitch, speakerCheck } = measured.value;
+  const transcription = transcribed.value;
   const speechSec = segments.reduce((sum, s) => sum + (s.endSec - s.startSec), 0);
   const wordCount = transcription?.words.length ?? 0;
   const failedChecks = guidelineFailures(facts);

@@ -22,7 +22,6 @@ import { TtsError, type Logger } from '@tts/common';
 import type { CloneReport } from '@tts/proto/synthesis';
 import { decodeWithFfmpeg, resample, type PcmAudio } from '../audio/index.js';
 import type { EngineRegistry } from '../engines/registry.js';
-import { measurePitch } from '../analysis/measure.js';
 import { ANALYSIS_RATE, cosine, speakerAnalysis, type AnalysisModels } from '../analysis/reference.js';
 
 /** The text every voice's profile is measured on (about 12 s of speech, common English sounds). */
@@ -114,7 +113,8 @@ export class Cloner {
     if (!vector) return undefined;
     const speechSec = segments.reduce((s, x) => s + (x.endSec - x.startSec), 0);
     const count = words ?? (await speech.transcribe(pcm16k)).words.length;
-    return { vector, medianF0Hz: measurePitch(pcm16k, ANALYSIS_RATE, segments).medianHz, wordsPerMinute: speechSec > 0 ? (count / speechSec) * 60 : 0 };
+    const pitch = await this.models.pitch({ samples: pcm16k, sampleRate: ANALYSIS_RATE, segments });
+    return { vector, medianF0Hz: pitch.medianHz, wordsPerMinute: speechSec > 0 ? (count / speechSec) * 60 : 0 };
   }
 
   /**
