@@ -250,6 +250,9 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     stats.watermarkSetupMs += performance.now() - t;
   };
   const engineAttributes = { 'tts.engine': plan.engine.name };
+  // The pieces wait for the engine's slots in this request's arrival order, its first audio first (admission.ts).
+  const request = deps.admission.nextRequest();
+  const firstSpeech = plan.chunks.findIndex((c) => c.kind === 'speech');
   // Sentences rendering ahead stop when the request ends early (failure, client gone).
   const local = new AbortController();
   const onAbort = (): void => local.abort();
@@ -261,7 +264,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     const { text } = piece;
     const speed = pieceSpeed(plan.speed, piece);
     const waitStart = performance.now();
-    const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal));
+    const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal, { request, first: i === firstSpeech }));
     const started = performance.now();
     stats.queueMs += started - waitStart;
     instruments().queueTime.record((started - waitStart) / 1000, engineAttributes);
