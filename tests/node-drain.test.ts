@@ -8,26 +8,17 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { callUnary, nodeArgsFor, synthesizerClient } from '@tts/common';
 import { credentials } from '@grpc/grpc-js';
 import { AudioEncoding, SynthesizerClient, type SynthesizeResponse } from '@tts/proto/synthesis';
+import { freePort } from './support/processes.js';
 
 const ENTRY = 'services/inference-node/src/main.ts';
 /** Long enough for flite to take well over a second on this machine. */
 const LONG_TEXT = 'The quick brown fox jumps over the lazy dog near the quiet river bank, and nobody sees it. '.repeat(60);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** A node process on a free port, flite only, no scheduler; resolves once it answers NodeStatus. */
 async function startNodeProcess(drainTimeoutMs: number): Promise<{ child: ChildProcess; address: string; exited: Promise<{ code: number | null; atMs: number }>; dataDir: string }> {

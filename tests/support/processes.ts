@@ -1,5 +1,6 @@
 /** Process helpers for tests: the one-command start as a child, descendants of a pid, liveness, free ports. */
 import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import { nodeArgsFor } from '@tts/common';
@@ -67,15 +68,37 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** A TCP port free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port free right now on 127.0.0.1, for a process the test starts to listen on: a random
+ * one below the kernel's ephemeral range. A port the OS picked (listen on 0) comes from that
+ * range, where any outgoing connection of a parallel test (to PostgreSQL, Redis, a node) can take
+ * it before the process binds it: a scheduler test failed on EADDRINUSE so.
+ */
+export async function freePort(): Promise<number> {
+  const ephemeralLow = ephemeralRangeStart();
+  const low = 10_000;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * Math.max(1, ephemeralLow - low));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found in ${low}-${ephemeralLow - 1}`);
+}
+
+/** The first port of the kernel's ephemeral range (Linux's default 32768 when it cannot be read). */
+function ephemeralRangeStart(): number {
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 11_000 ? first : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether `port` can be bound on 127.0.0.1 now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
