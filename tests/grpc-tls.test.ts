@@ -152,7 +152,8 @@ describe('gRPC over TLS and mutual TLS', () => {
     await facade?.stop();
     await node?.stop();
     await scheduler?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    // Retried: a stopped process's last files may still be going away (ENOTEMPTY once in a clean run).
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   test('a job and a synthesis work over mutual TLS on every hop', async () => {

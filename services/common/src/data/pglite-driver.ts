@@ -26,7 +26,12 @@ async function initdbApart(dir: string): Promise<void> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, import.meta.resolve('@electric-sql/pglite'), dir], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)));
-  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  // A process that exits while initdb runs (a start-up error, a signal) takes it along: left
+  // running, it would keep writing a cluster nobody opens into a directory being removed.
+  const stop = (): void => void child.kill('SIGKILL');
+  process.once('exit', stop);
+  const closed = once(child, 'close').finally(() => process.off('exit', stop));
+  const [code, signal] = (await closed) as [number | null, NodeJS.Signals | null];
   if (code !== 0) throw new Error(`PGlite initdb in ${dir} failed (${signal ?? `code ${code}`}): ${stderr.trim()}`);
 }
 
