@@ -13,6 +13,8 @@ import { decodePcm16le, encodePcm16le, type PcmAudio } from './pcm.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
 import { ffmpegChildren, sine, toneAmplitude, zeroCrossingRate } from './testing.js';
 import { decodeWav } from './wav.js';
+import { NativeEncoder, nativeCodec } from './native-encoder.js';
+import { defaultBitrateKbps } from './bitrate.js';
 
 const logLines: string[] = [];
 setLogSink((line) => logLines.push(line));
@@ -53,6 +55,31 @@ function collect(encoder: AudioEncoder): { chunks: { at: number; bytes: Buffer }
     return Buffer.concat(chunks.map((c) => c.bytes));
   })();
   return { chunks, done };
+}
+
+/** Ogg pages with their serial number and checksum zeroed (libogg's serial is random per stream); other formats as they are. */
+function comparable(bytes: Buffer, format: AudioFormat): Buffer {
+  if (format !== 'opus') return bytes;
+  const out = Buffer.from(bytes);
+  for (let at = 0; at < out.length; ) {
+    assert.equal(out.toString('latin1', at, at + 4), 'OggS', `an Ogg page at ${at}`);
+    const segments = out[at + 26]!;
+    let length = 27 + segments;
+    for (let i = 0; i < segments; i++) length += out[at + 27 + i]!;
+    out.fill(0, at + 14, at + 18);
+    out.fill(0, at + 22, at + 26);
+    at += length;
+  }
+  return out;
+}
+
+/** `input` through a streaming encoder with the default settings, in one write. */
+async function encodeStreamed(input: PcmAudio, format: AudioFormat): Promise<Buffer> {
+  const encoder = createEncoder(format, input.sampleRate, { streaming: true });
+  const { done } = collect(encoder);
+  await encoder.write(input.samples);
+  await encoder.end();
+  return done;
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -451,7 +478,7 @@ describe("in-process encoders (libmp3lame, libopus + libogg, libFLAC, libavcodec
     assert.equal(probe.durationSec, 1.5);
   });
 
-  it('encodes a long clip 100 ms at a time, letting the event loop run between the pieces', async () => {
+  it('yields to the event loop while encoding a long clip: with no time budget after every 100 ms of audio', async () => {
     for (const format of ['mp3', 'opus', 'flac', 'aac'] as const) {
       const input = voiceLike(48000, 30);
       let turns = 0;
@@ -461,11 +488,33 @@ describe("in-process encoders (libmp3lame, libopus + libogg, libFLAC, libavcodec
         if (ticking) setImmediate(tick);
       };
       setImmediate(tick);
-      const bytes = await encodeAudio(input, format);
+      const encoder = new NativeEncoder(format, nativeCodec(format)!, 48000, { bitrateKbps: defaultBitrateKbps(format, 48000), turnBudgetMs: 0 });
+      const { done } = collect(encoder);
+      await encoder.write(input.samples);
+      await encoder.end();
+      const bytes = await done;
       ticking = false;
       assert.ok(bytes.length > 0);
       // 300 pieces of 100 ms: the event loop turns at least once between two of them.
       assert.ok(turns >= 299, `${format}: the event loop turned ${turns} times while encoding 30 s`);
+      assert.deepEqual(comparable(bytes, format), comparable(await encodeAudio(input, format), format), `${format}: the same bytes as with the default budget`);
+    }
+  });
+
+  it('hands a turn\'s bytes out as one chunk: the stream\'s first bytes at once, the rest of a write together', async () => {
+    for (const format of ['mp3', 'opus', 'flac', 'aac'] as const) {
+      const input = voiceLike(24000, 1.5);
+      const encoder = new NativeEncoder(format, nativeCodec(format)!, 24000, { bitrateKbps: defaultBitrateKbps(format, 24000), streaming: true, turnBudgetMs: Number.POSITIVE_INFINITY });
+      const chunks: Buffer[] = [];
+      const done = (async () => {
+        for await (const chunk of encoder) chunks.push(chunk);
+      })();
+      await encoder.write(input.samples);
+      await sleep(0);
+      assert.equal(chunks.length, 2, `${format}: 15 pieces of 100 ms went out as the first bytes and one chunk with the rest`);
+      await encoder.end();
+      await done;
+      assert.deepEqual(comparable(Buffer.concat(chunks), format), comparable(await encodeStreamed(input, format), format), `${format}: the same stream as with the default budget`);
     }
   });
 

@@ -1,8 +1,10 @@
 /**
  * The in-process encoder of mp3, opus, flac and aac: float samples go to a codec library session (see
- * `native-codec.ts`) in chunks of at most 100 ms of audio, yielding to the event loop between chunks so
- * a long clip never holds the loop for more than one short native call. Which path each format takes
- * (in process, or ffmpeg when its library cannot be loaded) is decided once and logged once.
+ * `native-codec.ts`) in native calls of at most 100 ms of audio. The encoder holds the event loop for
+ * at most a short budget of time (TURN_BUDGET_MS) before it yields, and it hands its output to the
+ * consumer once per turn (the stream's first bytes at once), so a short clip is one or two chunks out,
+ * not one per 100 ms. Which path each format takes (in process, or ffmpeg when its library cannot be
+ * loaded) is decided once and logged once.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { TtsError, createLogger } from '@tts/common';
@@ -17,8 +19,14 @@ import { openOggOpusCodec } from './opus-codec.js';
 /** Formats a codec library can encode in process. */
 export type NativeFormat = 'mp3' | 'opus' | 'flac' | 'aac';
 
-/** Longest stretch of audio one native call encodes (s): bounds how long the event loop is held. */
+/** Longest stretch of audio one native call encodes (s): bounds how long one call holds the event loop. */
 const CHUNK_SEC = 0.1;
+/**
+ * Time the encoder may hold the event loop before it yields (ms), counted from its first native call
+ * in the turn. Each yield also hands out the bytes of that turn as one chunk: with a yield and a chunk
+ * per 100 ms of audio, a 1 s clip cost ten gRPC messages and HTTP writes more than a wav answer.
+ */
+export const TURN_BUDGET_MS = 2;
 
 const LOADERS: Record<NativeFormat, () => NativeCodec> = { mp3: () => openLameCodec(), opus: () => openOggOpusCodec(), flac: () => openFlacCodec(), aac: () => openAacCodec() };
 const codecs = new Map<NativeFormat, NativeCodec | undefined>();
@@ -49,14 +57,17 @@ export class NativeEncoder extends EncoderBase {
   private readonly chunkSamples: number;
   /** The last queued write or end: calls run one after the other. */
   private tail: Promise<void> = Promise.resolve();
-  /** Samples encoded since the event loop last turned (a pending immediate resets it when it does). */
-  private sinceTurn = 0;
-  private turnWatched = false;
+  private readonly turnBudgetMs: number;
+  /** When the encoder's first native call of this event-loop turn ran (a pending immediate resets it when the loop turns). */
+  private turnStartedAt: number | undefined;
+  /** Bytes have gone to the consumer (the first ones go at once, later ones once per turn). */
+  private emitted = false;
 
-  constructor(format: NativeFormat, codec: NativeCodec, sampleRate: number, options: EncoderOptions & { readonly bitrateKbps: number }) {
+  constructor(format: NativeFormat, codec: NativeCodec, sampleRate: number, options: EncoderOptions & { readonly bitrateKbps: number; readonly turnBudgetMs?: number }) {
     super(format, sampleRate, options.signal);
     this.streaming = options.streaming ?? false;
     this.chunkSamples = Math.max(1, Math.round(sampleRate * CHUNK_SEC));
+    this.turnBudgetMs = options.turnBudgetMs ?? TURN_BUDGET_MS;
     if (options.signal?.aborted === true) {
       this.abort();
       return;
@@ -95,27 +106,41 @@ export class NativeEncoder extends EncoderBase {
 
   private async encodeInput(samples: Float32Array): Promise<void> {
     let session = this.openSession();
+    let out: Buffer[] = [];
     for (let at = 0; at < samples.length; ) {
+      if (this.turnStartedAt !== undefined && performance.now() - this.turnStartedAt >= this.turnBudgetMs) {
+        out = this.handOut(out);
+        await yieldToEventLoop();
+        session = this.openSession(); // aborted or failed meanwhile: throws
+        if (this.queue.isFull) await this.wait((done) => this.queue.onceDrained(done));
+      }
+      this.noteTurn();
       const piece = samples.subarray(at, at + this.chunkSamples);
       at += piece.length;
-      if (this.sinceTurn > 0 && this.sinceTurn + piece.length > this.chunkSamples) {
-        await yieldToEventLoop(); // at most CHUNK_SEC of audio per turn of the event loop
-        session = this.openSession(); // aborted or failed meanwhile: throws
-      }
-      this.noteEncoded(piece.length);
-      this.queue.push(this.call(() => session.encode(piece)));
-      if (this.queue.isFull) await this.wait((done) => this.queue.onceDrained(done));
+      const bytes = this.call(() => session.encode(piece));
+      if (bytes.length > 0) out.push(bytes);
+      if (!this.emitted) out = this.handOut(out); // the stream's first bytes go out at once
     }
-    if (this.streaming) this.queue.push(this.call(() => this.openSession().flush()));
+    if (this.streaming) out.push(this.call(() => this.openSession().flush()));
+    this.handOut(out);
+    if (this.queue.isFull) await this.wait((done) => this.queue.onceDrained(done));
   }
 
-  private noteEncoded(samples: number): void {
-    this.sinceTurn += samples;
-    if (this.turnWatched) return;
-    this.turnWatched = true;
+  /** Queues `out` for the consumer as one chunk; returns a new empty list. */
+  private handOut(out: Buffer[]): Buffer[] {
+    const bytes = out.length === 1 ? out[0]! : Buffer.concat(out);
+    if (bytes.length > 0) {
+      this.queue.push(bytes);
+      this.emitted = true;
+    }
+    return [];
+  }
+
+  private noteTurn(): void {
+    if (this.turnStartedAt !== undefined) return;
+    this.turnStartedAt = performance.now();
     setImmediate(() => {
-      this.sinceTurn = 0;
-      this.turnWatched = false;
+      this.turnStartedAt = undefined;
     });
   }
 
