@@ -18,7 +18,7 @@
 import koffi, { type IKoffiCType, type IKoffiLib } from 'koffi';
 import type { CodecSession, CodecSettings, NativeCodec } from './native-codec.js';
 import { nativeFinalizer } from './native-codec.js';
-import { floatToInt16 } from './pcm.js';
+import { int16Of } from './pcm.js';
 
 /** The libavcodec shared object (Debian 12: libavcodec59, a dependency of the ffmpeg package). */
 export const AVCODEC_LIBRARY = 'libavcodec.so.59';
@@ -73,15 +73,20 @@ const ADTS_HEADER_BYTES = 7;
 /** Largest ADTS frame (13-bit length field). */
 const ADTS_MAX_FRAME_BYTES = 0x1fff;
 
-let types: { readonly ChannelLayout: IKoffiCType; readonly rational: IKoffiCType } | undefined;
+let rational: IKoffiCType | undefined;
 /** koffi's type names are global: declared once, on the first load (AVRational is used by name in a prototype). */
-function avTypes(): { readonly ChannelLayout: IKoffiCType; readonly rational: IKoffiCType } {
-  types ??= {
-    ChannelLayout: koffi.struct('AVChannelLayout', { order: 'int', nb_channels: 'int', mask: 'uint64_t', opaque: 'void *' }),
-    rational: koffi.struct('AVRational', { num: 'int', den: 'int' }),
-  };
-  return types;
+function declareRational(): void {
+  rational ??= koffi.struct('AVRational', { num: 'int', den: 'int' });
 }
+
+/** AVChannelLayout of one channel (order native, 1 channel, mask front center, opaque null), as the 24 bytes of the struct. */
+const MONO_LAYOUT = (() => {
+  const bytes = Buffer.alloc(24);
+  bytes.writeInt32LE(AV_CHANNEL_ORDER_NATIVE, 0);
+  bytes.writeInt32LE(1, 4);
+  bytes.writeBigUInt64LE(AV_CH_LAYOUT_MONO, 8);
+  return bytes;
+})();
 
 /** glibc's mallopt parameter for the mmap threshold (malloc.h). */
 const M_MMAP_THRESHOLD = -3;
@@ -94,13 +99,19 @@ const LIBC = 'libc.so.6';
 /**
  * Each aac session allocates two blocks of about 550 kB (the encoder's context and its
  * psychoacoustic state). glibc serves the first ones by mmap, but freeing them raises its dynamic mmap
- * threshold above their size, and from then on they come from the heap, where the node's small
- * long-lived allocations between them keep the freed space from being reused: RSS grew by 0.1-0.4 MB
- * per session (86 MB over 1,000 encoders in encode.test.ts, 1.4 GB after 3,000 bare sessions in a
- * loop), while malloc's bytes in use stayed flat. A fixed threshold keeps such blocks in their own
- * mappings (what glibc does before it adjusts the threshold), and RSS stays flat. The setting is the
- * process's: every allocation of 256 kB or more in the node is mapped on its own from then on.
- * Another C library (no mallopt): left as it is.
+ * threshold above their size, and from then on they come from the heap, where allocations that live
+ * until the next garbage collection (Buffers; koffi's pointer objects, which this binding avoids)
+ * land between them and keep the freed space from being reused: RSS grew by 86 MB over 1,000
+ * encoders in encode.test.ts, while malloc's bytes in use stayed flat. A fixed threshold keeps such
+ * blocks in their own mappings (what glibc does before it adjusts the threshold), and RSS stays flat.
+ * The setting is the process's: every allocation of 256 kB or more in the node is mapped on its own
+ * from then on. Another C library (no mallopt): left as it is.
+ *
+ * The price: a session maps fresh pages and faults each in while zeroing them, 2-4.6 ms to open and
+ * close a session on this project's 2-vCPU machines (a page fault there costs ~10 us), of 7.3-8.5 ms
+ * for a 1.24 s sentence. Taken from the heap (a threshold of 4 MB) the sentence costs 4.3-4.7 ms, but
+ * RSS settled 60-120 MB higher after 500 encoders even with those pointer objects gone; returning
+ * the holes with malloc_trim would bring the page faults back. bench/README.md, "What aac costs".
  */
 function keepLargeBlocksMapped(libc: IKoffiLib): void {
   try {
@@ -133,31 +144,47 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
   assertKnownLayout('libavutil', avutil.func('uint32_t avutil_version()')() as number);
 
   const findEncoderByName = avcodec.func('const void *avcodec_find_encoder_by_name(const char *name)');
-  const allocContext = avcodec.func('void *avcodec_alloc_context3(const void *codec)');
-  const freeContext = avcodec.func('void avcodec_free_context(_Inout_ void **avctx)');
-  const openCodec = avcodec.func('int avcodec_open2(void *avctx, const void *codec, void *options)');
-  const sendFrame = avcodec.func('int avcodec_send_frame(void *avctx, const void *frame)');
-  const receivePacket = avcodec.func('int avcodec_receive_packet(void *avctx, void *avpkt)');
-  const packetAlloc = avcodec.func('void *av_packet_alloc()');
-  const packetFree = avcodec.func('void av_packet_free(_Inout_ void **pkt)');
-  const packetUnref = avcodec.func('void av_packet_unref(void *pkt)');
-  const { ChannelLayout } = avTypes();
-  const optSetInt = avutil.func('int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags)');
-  const optSet = avutil.func('int av_opt_set(void *obj, const char *name, const char *val, int search_flags)');
-  const optSetQ = avutil.func('int av_opt_set_q(void *obj, const char *name, AVRational val, int search_flags)');
-  const optGetInt = avutil.func('int av_opt_get_int(void *obj, const char *name, int search_flags, _Out_ int64_t *out_val)');
-  const frameAlloc = avutil.func('void *av_frame_alloc()');
-  const frameFree = avutil.func('void av_frame_free(_Inout_ void **frame)');
-  const frameGetBuffer = avutil.func('int av_frame_get_buffer(void *frame, int align)');
-  const frameMakeWritable = avutil.func('int av_frame_make_writable(void *frame)');
+  const allocContext = avcodec.func('uintptr_t avcodec_alloc_context3(const void *codec)');
+  const freeContext = avcodec.func('void avcodec_free_context(_Inout_ uintptr_t *avctx)');
+  const openCodec = avcodec.func('int avcodec_open2(uintptr_t avctx, const void *codec, void *options)');
+  const sendFrame = avcodec.func('int avcodec_send_frame(uintptr_t avctx, uintptr_t frame)');
+  const receivePacket = avcodec.func('int avcodec_receive_packet(uintptr_t avctx, uintptr_t avpkt)');
+  const packetAlloc = avcodec.func('uintptr_t av_packet_alloc()');
+  const packetFree = avcodec.func('void av_packet_free(_Inout_ uintptr_t *pkt)');
+  const packetUnref = avcodec.func('void av_packet_unref(uintptr_t pkt)');
+  declareRational();
+  const optSetInt = avutil.func('int av_opt_set_int(uintptr_t obj, const char *name, int64_t val, int search_flags)');
+  const optSet = avutil.func('int av_opt_set(uintptr_t obj, const char *name, const char *val, int search_flags)');
+  const optSetQ = avutil.func('int av_opt_set_q(uintptr_t obj, const char *name, AVRational val, int search_flags)');
+  const optGetInt = avutil.func('int av_opt_get_int(uintptr_t obj, const char *name, int search_flags, _Out_ int64_t *out_val)');
+  const frameAlloc = avutil.func('uintptr_t av_frame_alloc()');
+  const frameFree = avutil.func('void av_frame_free(_Inout_ uintptr_t *frame)');
+  const frameGetBuffer = avutil.func('int av_frame_get_buffer(uintptr_t frame, int align)');
+  const frameMakeWritable = avutil.func('int av_frame_make_writable(uintptr_t frame)');
   const strerror = avutil.func('int av_strerror(int errnum, _Out_ char *errbuf, size_t errbuf_size)');
-  // Samples in and packets out are copied by memcpy with the native side's address as an integer:
-  // koffi's pointer objects and views of native memory (koffi.decode(..., 'void *'), koffi.view)
-  // keep about 150-250 bytes of native memory each, for good (measured with koffi 2.16), which at a
-  // few per 1024 samples added up to about 5 kB per session. uintptr_t and a pointer are passed alike.
+  // The context, frame and packet are held as addresses (uintptr_t), and samples, packets and the
+  // struct fields at OFFSET are copied by memcpy: koffi's pointer objects (each `void *` a call
+  // returns, memcpy's own result included) and views of native memory (koffi.decode(..., 'void *'),
+  // koffi.view) keep about 150-250 bytes of native memory each (koffi 2.16) until they are collected,
+  // a few per 1024 samples, scattered between the session's blocks. uintptr_t and a pointer are
+  // passed alike.
   const libc = koffi.load(LIBC);
-  const copyToNative = libc.func('void *memcpy(uintptr_t dest, const float *src, size_t n)');
-  const copyFromNative = libc.func('void *memcpy(_Out_ uint8_t *dest, uintptr_t src, size_t n)');
+  const copyToNative = libc.func('uintptr_t memcpy(uintptr_t dest, const float *src, size_t n)');
+  const copyFromNative = libc.func('uintptr_t memcpy(_Out_ uint8_t *dest, uintptr_t src, size_t n)');
+  const copyBytesToNative = libc.func('uintptr_t memcpy(uintptr_t dest, const uint8_t *src, size_t n)');
+  const field = Buffer.alloc(24);
+  const writeInt = (address: number, value: number): void => {
+    field.writeInt32LE(value, 0);
+    copyBytesToNative(address, field, 4);
+  };
+  const readInt = (address: number): number => {
+    copyFromNative(field, address, 4);
+    return field.readInt32LE(0);
+  };
+  const readAddress = (address: number): number => {
+    copyFromNative(field, address, 8);
+    return Number(field.readBigUInt64LE(0));
+  };
   // Errors come back as return codes; nothing of libav's own logging reaches the node's stderr.
   avutil.func('void av_log_set_level(int level)')(AV_LOG_QUIET);
 
@@ -180,36 +207,36 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
       const { sampleRate } = settings;
       const frequencyIndex = SAMPLING_FREQUENCY_INDEX.get(sampleRate);
       if (frequencyIndex === undefined) throw new Error(`AAC has no ADTS sampling frequency index for ${String(sampleRate)} Hz`);
-      const context: unknown = allocContext(codec);
-      if (context === null) throw new Error('avcodec_alloc_context3 failed');
-      const frame: unknown = frameAlloc();
-      const packet: unknown = packetAlloc();
+      const context = allocContext(codec) as number;
+      if (context === 0) throw new Error('avcodec_alloc_context3 failed');
+      const frame = frameAlloc() as number;
+      const packet = packetAlloc() as number;
       let open = true;
       const release = (): void => {
         if (!open) return;
         open = false;
         freeContext([context]);
-        if (frame !== null) frameFree([frame]);
-        if (packet !== null) packetFree([packet]);
+        if (frame !== 0) frameFree([frame]);
+        if (packet !== 0) packetFree([packet]);
       };
       const token = {};
       nativeFinalizer.register(token, release, token);
       try {
-        if (frame === null || packet === null) throw new Error('av_frame_alloc or av_packet_alloc failed');
+        if (frame === 0 || packet === 0) throw new Error('av_frame_alloc or av_packet_alloc failed');
         checked('av_opt_set_int(b)', optSetInt(context, 'b', Math.round(settings.bitrateKbps * 1000), 0) as number);
         checked('av_opt_set_int(ar)', optSetInt(context, 'ar', sampleRate, 0) as number);
         checked('av_opt_set(ch_layout)', optSet(context, 'ch_layout', 'mono', 0) as number);
         checked('av_opt_set_q(time_base)', optSetQ(context, 'time_base', { num: 1, den: sampleRate }, 0) as number);
         checked('av_opt_set(aac_coder)', optSet(context, 'aac_coder', AAC_CODER, AV_OPT_SEARCH_CHILDREN) as number);
-        koffi.encode(context, OFFSET.contextSampleFmt, 'int', AV_SAMPLE_FMT_FLTP);
+        writeInt(context + OFFSET.contextSampleFmt, AV_SAMPLE_FMT_FLTP);
         checked('avcodec_open2(aac)', openCodec(context, codec, null) as number);
         const frameSize = [0n];
         checked('av_opt_get_int(frame_size)', optGetInt(context, 'frame_size', 0, frameSize) as number);
         if (Number(frameSize[0]) !== AAC_FRAME) throw new Error(`the aac encoder asks for frames of ${String(frameSize[0])} samples, not ${String(AAC_FRAME)}`);
-        koffi.encode(frame, OFFSET.frameNbSamples, 'int', AAC_FRAME);
-        koffi.encode(frame, OFFSET.frameFormat, 'int', AV_SAMPLE_FMT_FLTP);
-        koffi.encode(frame, OFFSET.frameSampleRate, 'int', sampleRate);
-        koffi.encode(frame, OFFSET.frameChLayout, ChannelLayout, { order: AV_CHANNEL_ORDER_NATIVE, nb_channels: 1, mask: AV_CH_LAYOUT_MONO, opaque: null });
+        writeInt(frame + OFFSET.frameNbSamples, AAC_FRAME);
+        writeInt(frame + OFFSET.frameFormat, AV_SAMPLE_FMT_FLTP);
+        writeInt(frame + OFFSET.frameSampleRate, sampleRate);
+        copyBytesToNative(frame + OFFSET.frameChLayout, MONO_LAYOUT, MONO_LAYOUT.length);
         checked('av_frame_get_buffer', frameGetBuffer(frame, 0) as number);
       } catch (err) {
         nativeFinalizer.unregister(token);
@@ -231,7 +258,7 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
           if (status === AVERROR_EAGAIN || status === AVERROR_EOF) return;
           checked('avcodec_receive_packet', status);
           try {
-            const size = koffi.decode(packet, OFFSET.packetSize, 'int') as number;
+            const size = readInt(packet + OFFSET.packetSize);
             const length = ADTS_HEADER_BYTES + size;
             if (length > ADTS_MAX_FRAME_BYTES) throw new Error(`an AAC frame of ${String(size)} bytes does not fit an ADTS frame`);
             const adts = Buffer.allocUnsafe(length);
@@ -239,7 +266,7 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
             adts[3] = header[3]! | (length >>> 11);
             adts[4] = (length >>> 3) & 0xff;
             adts[5] = ((length & 7) << 5) | 0x1f;
-            copyFromNative(adts.subarray(ADTS_HEADER_BYTES), koffi.decode(packet, OFFSET.packetData, 'uintptr_t') as number, size);
+            copyFromNative(adts.subarray(ADTS_HEADER_BYTES), readAddress(packet + OFFSET.packetData), size);
             out.push(adts);
           } finally {
             packetUnref(packet);
@@ -249,8 +276,8 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
       /** Sends `pending` (its first `samples` samples; fewer than a frame only at the end). */
       const sendPending = (samples: number): void => {
         checked('av_frame_make_writable', frameMakeWritable(frame) as number); // the encoder may still hold the last one
-        if (samples !== AAC_FRAME) koffi.encode(frame, OFFSET.frameNbSamples, 'int', samples);
-        copyToNative(koffi.decode(frame, OFFSET.frameData0, 'uintptr_t') as number, pending, samples * 4);
+        if (samples !== AAC_FRAME) writeInt(frame + OFFSET.frameNbSamples, samples);
+        copyToNative(readAddress(frame + OFFSET.frameData0), pending, samples * 4);
         checked('avcodec_send_frame', sendFrame(context, frame) as number);
         pendingFill = 0;
         drain();
@@ -267,10 +294,10 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
       return {
         encode(samples) {
           assertOpen();
-          const pcm = floatToInt16(samples); // the 16-bit samples ffmpeg was fed, as the floats it converted them to
-          for (let at = 0; at < pcm.length; ) {
-            const take = Math.min(AAC_FRAME - pendingFill, pcm.length - at);
-            for (let i = 0; i < take; i++) pending[pendingFill + i] = pcm[at + i]! / 32768;
+          // The 16-bit samples ffmpeg was fed, as the floats it converted them to.
+          for (let at = 0; at < samples.length; ) {
+            const take = Math.min(AAC_FRAME - pendingFill, samples.length - at);
+            for (let i = 0; i < take; i++) pending[pendingFill + i] = int16Of(samples[at + i]!) / 32768;
             pendingFill += take;
             at += take;
             if (pendingFill === AAC_FRAME) sendPending(AAC_FRAME);
@@ -281,7 +308,7 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
         finish() {
           assertOpen();
           if (pendingFill > 0) sendPending(pendingFill);
-          checked('avcodec_send_frame(NULL)', sendFrame(context, null) as number);
+          checked('avcodec_send_frame(NULL)', sendFrame(context, 0) as number);
           drain();
           return takeOut();
         },

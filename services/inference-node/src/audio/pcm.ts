@@ -20,12 +20,14 @@ export function int16ToFloat(samples: Int16Array): Float32Array {
 /** Converts float samples to signed 16-bit (x32768, the inverse of int16ToFloat), clamping to the representable range. */
 export function floatToInt16(samples: Float32Array): Int16Array {
   const out = new Int16Array(samples.length);
-  for (let i = 0; i < samples.length; i++) {
-    const s = samples[i]!;
-    const v = Math.round(s * 32768);
-    out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
-  }
+  for (let i = 0; i < samples.length; i++) out[i] = int16Of(samples[i]!);
   return out;
+}
+
+/** One sample as `floatToInt16` stores it: rounded, clamped to 16 bits, NaN as 0. */
+export function int16Of(sample: number): number {
+  const v = Math.round(sample * 32768);
+  return v > 32767 ? 32767 : v < -32768 ? -32768 : v || 0;
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
