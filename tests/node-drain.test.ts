@@ -61,16 +61,16 @@ async function startNodeProcess(drainTimeoutMs: number): Promise<{ child: ChildP
 }
 
 /**
- * A client that pings its connection every second and gives up on a ping unanswered for 5 s: the
- * drained call outlasts several pings, which a node answers only while its connections stay open.
- * (With 1 s to answer, the call failed UNAVAILABLE once in a clean run of the whole suite, most likely as a process
- * starved of CPU for a second by the tests running beside it runs its timers before it reads the
- * answer.)
+ * A client that pings its connection every 10 ms, so that a ping is on its way whenever the node
+ * closes the connection: a grpc-js client fails its calls still in progress with UNAVAILABLE when a
+ * keepalive ping finds the connection closing (GOAWAY), so the node must close it only after the
+ * answer's last bytes. A ping is given 20 s to be answered: this client or the node may be starved
+ * of CPU for a few seconds by the tests running beside it.
  */
 function pingingClient(address: string): SynthesizerClient {
   return new SynthesizerClient(address, credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 1000,
-    'grpc.keepalive_timeout_ms': 5000,
+    'grpc.keepalive_time_ms': 10,
+    'grpc.keepalive_timeout_ms': 20_000,
     'grpc.max_receive_message_length': -1,
   });
 }

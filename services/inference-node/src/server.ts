@@ -101,7 +101,6 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     startedUnixMs: Date.now(),
     state: NodeState.NODE_STATE_LOADING,
     warmup: { done: false, durationMs: 0, voices: [], error: '' },
-    calls: 0,
   };
   const impl: SynthesizerServer = {
     synthesize: synthesize(ctx),
@@ -154,10 +153,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
         grpc.setServing('NOT_SERVING');
         await membership?.stop();
         stopLoadGauges();
-        // The calls in flight finish on open connections first: shutting the server down closes
-        // them (GOAWAY), after which a client's keepalive ping went unanswered and a call longer
-        // than the ping period was cut with UNAVAILABLE before its answer.
-        while (ctx.calls > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        // The calls in flight finish and send their whole answer before the connections close.
         await grpc.stop(Math.max(0, deadline - Date.now()));
         await registry.close();
         await analysis.close();

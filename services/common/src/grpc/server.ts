@@ -2,7 +2,7 @@
  * Starts a gRPC server with the standard grpc.health.v1 service on it, on a given port (0 = any)
  * or on a Unix domain socket file (processes sharing one machine).
  */
-import { Server, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerInterceptingCall, type ServerInterceptor, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { instrumentService } from '../telemetry/grpc.js';
 import { addReflection } from './reflection.js';
@@ -26,7 +26,10 @@ export interface RunningGrpcServer {
   readonly address: string;
   /** Sets the health status of every served service and of the server as a whole (""). */
   setServing(status: ServingStatus): void;
-  /** Stops accepting calls, waits up to `graceMs` for in-flight calls, then forces shutdown. */
+  /**
+   * Reports NOT_SERVING, lets the calls in progress send their whole answer, then closes the
+   * connections (GOAWAY) and stops listening; whatever is still open after `graceMs` is cut.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -50,7 +53,9 @@ export interface GrpcServerOptions {
 
 /** Binds and starts the server; resolves once it listens. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const calls = new OpenCalls();
   const server = new Server({
+    interceptors: [calls.interceptor],
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
     'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
@@ -83,12 +88,21 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       for (const name of Object.keys(statusMap)) health.setStatus(name, status);
     },
     async stop(graceMs = 10_000) {
+      const deadline = Date.now() + graceMs;
       for (const name of Object.keys(statusMap)) health.setStatus(name, 'NOT_SERVING');
+      // The calls in progress send their whole answer before the connections are closed. A
+      // grpc-js client whose keepalive ping falls between a GOAWAY and the end of an answer still
+      // arriving fails that call UNAVAILABLE ("Connection dropped", the session no longer takes
+      // pings): tryShutdown sends the GOAWAY at once, so it comes after the trailers instead.
+      await calls.settled(graceMs);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
+        const timer = setTimeout(
+          () => {
+            server.forceShutdown();
+            resolve();
+          },
+          Math.max(0, deadline - Date.now()),
+        );
         timer.unref();
         server.tryShutdown(() => {
           clearTimeout(timer);
@@ -98,4 +112,46 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       if (socketPath !== undefined) removeSocket(socketPath);
     },
   };
+}
+
+/**
+ * The server's calls in progress, each from its start until its status has gone out after its last
+ * message, or its stream closed (grpc-js tells a server interceptor both as onCancel).
+ */
+class OpenCalls {
+  private readonly open = new Set<object>();
+  private onEnd: (() => void) | undefined;
+
+  readonly interceptor: ServerInterceptor = (_method, call) => {
+    const token = {};
+    this.open.add(token);
+    return new ServerInterceptingCall(call, {
+      start: (next) => {
+        next({
+          onCancel: () => {
+            this.open.delete(token);
+            this.onEnd?.();
+          },
+        });
+      },
+    });
+  };
+
+  /** Resolves once every call open now has ended (calls started later are not waited for), or after `ms`. */
+  settled(ms: number): Promise<void> {
+    const waiting = new Set(this.open);
+    if (waiting.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.onEnd = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.onEnd = () => {
+        for (const token of waiting) if (!this.open.has(token)) waiting.delete(token);
+        if (waiting.size === 0) done();
+      };
+    });
+  }
 }

@@ -172,7 +172,8 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
   const copyToNative = libc.func('uintptr_t memcpy(uintptr_t dest, const float *src, size_t n)');
   const copyFromNative = libc.func('uintptr_t memcpy(_Out_ uint8_t *dest, uintptr_t src, size_t n)');
   const copyBytesToNative = libc.func('uintptr_t memcpy(uintptr_t dest, const uint8_t *src, size_t n)');
-  const field = Buffer.alloc(24);
+  // One int or address at a time, copied in or out.
+  const field = Buffer.alloc(8);
   const writeInt = (address: number, value: number): void => {
     field.writeInt32LE(value, 0);
     copyBytesToNative(address, field, 4);

@@ -25,6 +25,4 @@ export interface NodeContext {
   readonly startedUnixMs: number;
   state: NodeState;
   warmup: WarmupReport;
-  /** Synthesis calls admitted and not yet answered (a draining node waits for them: server.ts). */
-  calls: number;
 }

@@ -6,18 +6,12 @@ import type { SynthesisStats } from '../domain/pipeline.js';
 import type { WordTiming } from '../domain/word-timings.js';
 
 /**
- * Refuses new work unless the node is READY; counts an admitted call in `ctx.calls` until the
- * returned function is called (once the call is answered).
+ * Refuses new work unless the node is READY. A draining node still finishes the calls it admitted:
+ * its gRPC server waits for them before it closes the connections (grpc/server.ts of common).
  */
-export function admitCall(ctx: NodeContext): () => void {
+export function admitCall(ctx: NodeContext): void {
   if (ctx.state === NodeState.NODE_STATE_DRAINING) throw new TtsError('SERVICE_SHUTTING_DOWN', 'The node is draining.', { retryAfterSec: 1 });
   if (ctx.state !== NodeState.NODE_STATE_READY) throw new TtsError('TTS_ENGINE_UNAVAILABLE', 'The node is still loading.', { retryAfterSec: 2 });
-  ctx.calls++;
-  let released = false;
-  return () => {
-    if (!released) ctx.calls--;
-    released = true;
-  };
 }
 
 /** Proto metrics from pipeline stats; `arrivedMs` is the call's arrival (performance.now()). */

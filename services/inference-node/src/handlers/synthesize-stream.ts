@@ -25,10 +25,9 @@ export function synthesizeStream(ctx: NodeContext) {
     call.on('cancelled', () => {
       if (!ended) controller.abort();
     });
-    let release = (): void => undefined;
     void (async () => {
       try {
-        release = admitCall(ctx);
+        admitCall(ctx);
         if (call.request.speech?.clone) throw new TtsError('TTS_MODE_UNSUPPORTED', 'Clone requests are served whole (Synthesize), not streamed.', { loc: ['speech', 'clone'] });
         const plan = planSynthesis({ ...jobFromRequest(call.request), streaming: true }, ctx.deps);
         let sequence = 0;
@@ -66,8 +65,6 @@ export function synthesizeStream(ctx: NodeContext) {
         ended = true;
         ctx.logger.warn('synthesize stream failed', { request_id: call.request.requestId, err });
         call.emit('error', toServiceError(err));
-      } finally {
-        release();
       }
     })();
   };

@@ -19,10 +19,9 @@ export function synthesize(ctx: NodeContext) {
     call.on('cancelled', () => {
       if (!answered) controller.abort();
     });
-    let release = (): void => undefined;
     void (async () => {
       try {
-        release = admitCall(ctx);
+        admitCall(ctx);
         let job = jobFromRequest(call.request);
         const clone = call.request.speech?.clone;
         // A clone request speaks with the nearest voice, adapted to the reference (cloning/clone.ts).
@@ -54,8 +53,6 @@ export function synthesize(ctx: NodeContext) {
         answered = true;
         ctx.logger.warn('synthesize failed', { request_id: call.request.requestId, err });
         callback(toServiceError(err));
-      } finally {
-        release();
       }
     })();
   };
