@@ -11,12 +11,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PLATFORM_METRICS } from '@tts/common/telemetry';
-import { freePort } from './support/processes.js';
+import { freePort, freePortRun } from './support/processes.js';
 import { postJson, waitFor } from './support/platform.js';
 import { nodeArgsFor } from '@tts/common';
 import { openDatabase } from '@tts/common/data';
@@ -67,24 +66,6 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; s
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return { url: `http://127.0.0.1:${port}`, spans, server };
-}
-
-/** A port `p` with p, p+1 and p+2 all free on loopback now. */
-async function freePortRun(n: number): Promise<number> {
-  const bindable = (port: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const s = createNetServer();
-      s.once('error', () => resolve(false));
-      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = await freePort();
-    if (base + n > 65535) continue;
-    let all = true;
-    for (let i = 1; i < n; i++) all &&= await bindable(base + i);
-    if (all) return base;
-  }
-  throw new Error('no run of free ports');
 }
 
 describe('telemetry across the facade, scheduler and node processes', { timeout: 120_000 }, () => {
