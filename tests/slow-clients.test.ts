@@ -1,8 +1,8 @@
 /**
  * Clients that hold the facade's connections open: headers sent a line at a time, bodies a byte at
- * a time, many sockets from one address. Real sockets (node:net) against a facade started
- * in-process; each refusal is bounded in time (generous for a loaded machine) and a normal client
- * is served meanwhile.
+ * a time, many sockets from one address, many long-lived streams on one credential. Real sockets
+ * (node:net) against a facade started in-process; each refusal is bounded in time (generous for a
+ * loaded machine) and a normal client is served meanwhile; a stream's slot comes back when it ends.
  */
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
@@ -72,8 +72,8 @@ describe('slow-client settings', () => {
   test('defaults, and a bad value stops the start naming its variable', () => {
     const c = loadFacadeConfig({});
     assert.deepEqual(
-      [c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs, c.httpKeepAliveTimeoutMs, c.minBodyBytesPerSec, c.bodyRateWindowMs, c.maxConnectionsPerAddress],
-      [10_000, 300_000, 65_000, 1024, 10_000, 64],
+      [c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs, c.httpKeepAliveTimeoutMs, c.minBodyBytesPerSec, c.bodyRateWindowMs, c.maxConnectionsPerAddress, c.maxStreamsPerCredential],
+      [10_000, 300_000, 65_000, 1024, 10_000, 64, 4],
     );
     assert.deepEqual(c.connectionCapExempt.ranges, ['127.0.0.0/8', '::1']);
     assert.deepEqual(loadFacadeConfig({ TTS_CONNECTION_CAP_EXEMPT: 'none' }).connectionCapExempt.ranges, []);
@@ -85,6 +85,7 @@ describe('slow-client settings', () => {
       ['TTS_BODY_RATE_WINDOW_MS', '10'],
       ['TTS_MAX_CONNECTIONS_PER_ADDRESS', '1.5'],
       ['TTS_CONNECTION_CAP_EXEMPT', 'localhost'],
+      ['TTS_MAX_STREAMS_PER_CREDENTIAL', '0'],
     ] as const) {
       assert.throws(() => loadFacadeConfig({ [name]: value }), new RegExp(name), `${name}=${value}`);
     }
@@ -228,5 +229,69 @@ describe('connections per address: defaults', () => {
     assert.equal(held.filter((c) => c.isClosed()).length, 0);
     await healthy(p.url);
     for (const c of held) c.socket.destroy();
+  });
+});
+
+/** Opens the log stream; resolves once its headers arrived. */
+async function openLogStream(url: string, adminKey: string): Promise<{ status: number; code: string | undefined; retryAfter: string | null; controller: AbortController; events: () => number }> {
+  const controller = new AbortController();
+  const res = await fetch(`${url}/api/logs/stream?tail=0&heartbeat_sec=0.5`, { headers: { 'x-admin-key': adminKey, accept: 'text/event-stream' }, signal: controller.signal });
+  if (res.status !== 200) {
+    const body = (await res.json()) as { code?: string };
+    return { status: res.status, code: body.code, retryAfter: res.headers.get('retry-after'), controller, events: () => 0 };
+  }
+  let heartbeats = 0;
+  void (async () => {
+    try {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) heartbeats += (Buffer.from(chunk).toString('utf8').match(/event: heartbeat/g) ?? []).length;
+    } catch {
+      // aborted by the test
+    }
+  })();
+  return { status: 200, code: undefined, retryAfter: null, controller, events: () => heartbeats };
+}
+
+describe('long-lived streams per credential', { concurrency: false }, () => {
+  let p: LoneFacade;
+  before(async () => {
+    // A short request time-out: it covers receiving the request only, never a long answer.
+    p = await startLoneFacade({ httpRequestTimeoutMs: 2000, httpHeadersTimeoutMs: 2000 });
+  });
+  after(async () => p?.stop());
+
+  test('the fifth log stream of one credential answers 429 STREAM_LIMIT_EXCEEDED; one closed lets another in', async () => {
+    const open = [];
+    for (let i = 0; i < 4; i++) open.push(await openLogStream(p.url, p.adminKey));
+    assert.deepEqual(open.map((s) => s.status), [200, 200, 200, 200]);
+    const fifth = await openLogStream(p.url, p.adminKey);
+    assert.equal(fifth.status, 429);
+    assert.equal(fifth.code, 'STREAM_LIMIT_EXCEEDED');
+    assert.ok(Number(fifth.retryAfter) >= 1, `Retry-After ${fifth.retryAfter}`);
+    // The client goes away: its slot is released.
+    open[0]!.controller.abort();
+    let again: Awaited<ReturnType<typeof openLogStream>> | undefined;
+    for (let tries = 0; tries < 50; tries++) {
+      again = await openLogStream(p.url, p.adminKey);
+      if (again.status === 200) break;
+      await sleep(100);
+    }
+    assert.equal(again?.status, 200, 'no stream was accepted after one closed');
+    open[0] = again!;
+    // Past the 2 s request time-out, the streams still flow.
+    const before = open.map((s) => s.events());
+    await sleep(4000);
+    for (const [i, s] of open.entries()) assert.ok(s.events() > before[i]! + 2, `stream ${i} stopped: ${before[i]} -> ${s.events()} heartbeats`);
+    for (const s of open) s.controller.abort();
+    // Every slot comes back once the server has seen the clients go.
+    for (let tries = 0; tries < 50 && p.facade.deps.streamSlots.openOf('admin') > 0; tries++) await sleep(100);
+    assert.equal(p.facade.deps.streamSlots.openOf('admin'), 0);
+  });
+
+  test('streams that end by themselves (follow=false) release their slots', async () => {
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(`${p.url}/api/logs/stream?tail=1&follow=false`, { headers: { 'x-admin-key': p.adminKey } });
+      await res.text();
+      assert.equal(res.status, 200, `stream ${i}`);
+    }
   });
 });

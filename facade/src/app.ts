@@ -13,6 +13,7 @@ import { cors } from './middleware/cors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
 import { requestBody } from './middleware/bodies.js';
 import { closeSlowLeftovers, type BodyRate } from './middleware/body-rate.js';
+import { streamLimit } from './middleware/stream-limit.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { installClientAddress } from './middleware/client-address.js';
 import { RouteMatcher } from './slo/routes.js';
@@ -52,14 +53,17 @@ function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
 const expressPath = (openApiPath: string): string => openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 
 /**
- * Registers each operation's access control, then its body reader (middleware/bodies.ts: the
+ * Registers each operation's access control, the stream cap of a long-lived one
+ * (middleware/stream-limit.ts, per credential), then its body reader (middleware/bodies.ts: the
  * operation's media types, size caps and minimum rate). Access control runs before the body is
  * read and validated, so an unauthenticated caller learns nothing about what a valid body looks like.
  */
 function registerAccessControl(app: Express, deps: FacadeDeps, rate: BodyRate): void {
   const limits = { maxJsonBytes: deps.config.maxBodyBytes, maxUploadBytes: deps.config.maxUploadBytes, uploadTmpDir: deps.config.uploadTmpDir, rate };
   for (const op of operationsOf(deps.openapi)) {
-    app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security, op), deps.access), requestBody(op, limits));
+    const access = accessControl(accessPolicyOf(op.security, op), deps.access);
+    if (op.longLived) app[op.method](expressPath(op.path), access, streamLimit(deps.streamSlots), requestBody(op, limits));
+    else app[op.method](expressPath(op.path), access, requestBody(op, limits));
   }
 }
 

@@ -74,6 +74,12 @@ export interface FacadeConfig {
    * benches' load generators); "none" counts every peer. @default "127.0.0.0/8,::1" (TTS_CONNECTION_CAP_EXEMPT)
    */
   readonly connectionCapExempt: AddressRanges;
+  /**
+   * Long-lived streams (operations marked `x-long-lived` in the OpenAPI document: the log stream)
+   * one credential may hold open at once on this replica; one more answers 429
+   * STREAM_LIMIT_EXCEEDED. @default 4 (TTS_MAX_STREAMS_PER_CREDENTIAL)
+   */
+  readonly maxStreamsPerCredential: number;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
   readonly maxBodyBytes: number;
   /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
@@ -212,6 +218,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     bodyRateWindowMs: envInt(env, 'TTS_BODY_RATE_WINDOW_MS', 10_000, { min: 1000, max: 300_000 }),
     maxConnectionsPerAddress: envInt(env, 'TTS_MAX_CONNECTIONS_PER_ADDRESS', 64, { min: 0, max: 100_000 }),
     connectionCapExempt: parseAddressRanges(envString(env, 'TTS_CONNECTION_CAP_EXEMPT', '127.0.0.0/8,::1'), 'TTS_CONNECTION_CAP_EXEMPT'),
+    maxStreamsPerCredential: envInt(env, 'TTS_MAX_STREAMS_PER_CREDENTIAL', 4, { min: 1, max: 1000 }),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),

@@ -25,6 +25,7 @@ import { SynthesisGateway } from './domain/synthesis.js';
 import type { FacadeDeps } from './handler-context.js';
 import { CleanupService } from './domain/cleanup.js';
 import { LogStreamHub } from './domain/log-stream.js';
+import { StreamSlots } from './domain/stream-slots.js';
 import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
 import { observeWriteBehind } from '@tts/common/telemetry';
@@ -128,6 +129,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       access.studioRepo,
     ),
     logStreams: new LogStreamHub(),
+    streamSlots: new StreamSlots(config.maxStreamsPerCredential),
     analysis,
     abuseReports: new AbuseReports(compliance, analysis, access.database),
     compliance,
