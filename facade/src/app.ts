@@ -12,6 +12,8 @@ import { apiResponseDefaults, noSniff } from './middleware/security-headers.js';
 import { cors } from './middleware/cors.js';
 import { requestId, requestIdOf } from './middleware/request-id.js';
 import { requestBody } from './middleware/bodies.js';
+import { closeSlowLeftovers, type BodyRate } from './middleware/body-rate.js';
+import { streamLimit } from './middleware/stream-limit.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { installClientAddress } from './middleware/client-address.js';
 import { RouteMatcher } from './slo/routes.js';
@@ -51,14 +53,17 @@ function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
 const expressPath = (openApiPath: string): string => openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 
 /**
- * Registers each operation's access control, then its body reader (middleware/bodies.ts: the
- * operation's media types and size caps). Access control runs before the body is read and
- * validated, so an unauthenticated caller learns nothing about what a valid body looks like.
+ * Registers each operation's access control, the stream cap of a long-lived one
+ * (middleware/stream-limit.ts, per credential), then its body reader (middleware/bodies.ts: the
+ * operation's media types, size caps and minimum rate). Access control runs before the body is
+ * read and validated, so an unauthenticated caller learns nothing about what a valid body looks like.
  */
-function registerAccessControl(app: Express, deps: FacadeDeps): void {
-  const limits = { maxJsonBytes: deps.config.maxBodyBytes, maxUploadBytes: deps.config.maxUploadBytes, uploadTmpDir: deps.config.uploadTmpDir };
+function registerAccessControl(app: Express, deps: FacadeDeps, rate: BodyRate): void {
+  const limits = { maxJsonBytes: deps.config.maxBodyBytes, maxUploadBytes: deps.config.maxUploadBytes, uploadTmpDir: deps.config.uploadTmpDir, rate };
   for (const op of operationsOf(deps.openapi)) {
-    app[op.method](expressPath(op.path), accessControl(accessPolicyOf(op.security, op), deps.access), requestBody(op, limits));
+    const access = accessControl(accessPolicyOf(op.security, op), deps.access);
+    if (op.longLived) app[op.method](expressPath(op.path), access, streamLimit(deps.streamSlots), requestBody(op, limits));
+    else app[op.method](expressPath(op.path), access, requestBody(op, limits));
   }
 }
 
@@ -80,14 +85,19 @@ export function createApp(deps: FacadeDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   installClientAddress(app, deps.config.trustedProxies);
+  const rate: BodyRate = { minBytesPerSec: deps.config.minBodyBytesPerSec, windowMs: deps.config.bodyRateWindowMs };
   app.use(noSniff());
+  app.use((req, res, next) => {
+    closeSlowLeftovers(req, res, rate);
+    next();
+  });
   app.use(requestId());
   if (deps.config.corsOrigins.length > 0) app.use(cors(deps.config.corsOrigins));
   app.use(requestTelemetry({ routes: new RouteMatcher(deps.openapi), recordSli: (sli) => deps.slo.record(sli) }));
   const web = webApp(deps.config.webDir);
   if (web) app.use(web);
   app.use(apiResponseDefaults());
-  registerAccessControl(app, deps);
+  registerAccessControl(app, deps, rate);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(deps.openapi.document) as never,

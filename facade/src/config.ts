@@ -4,10 +4,10 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
+import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
-import { parseTrustedProxies, type TrustedProxies } from './middleware/client-address.js';
+import { parseAddressRanges, parseTrustedProxies, type AddressRanges, type TrustedProxies } from './middleware/client-address.js';
 import { CORS_ORIGINS_VARIABLE, parseCorsOrigins } from './middleware/cors.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
 
@@ -37,6 +37,49 @@ export interface FacadeConfig {
   readonly admission: boolean;
   /** The share of the deadline admission lets the estimate fill (0.1 to 1). @default 0.8 (TTS_ADMISSION_BUDGET_SHARE) */
   readonly admissionBudgetShare: number;
+  /**
+   * Longest a client may take to send a request's headers, ms (Node's `headersTimeout`); past it the
+   * connection is answered 408 and closed. At most TTS_HTTP_REQUEST_TIMEOUT_MS. @default 10000 (TTS_HTTP_HEADERS_TIMEOUT_MS)
+   */
+  readonly httpHeadersTimeoutMs: number;
+  /**
+   * Longest a client may take to send a whole request, headers and body, ms (Node's
+   * `requestTimeout`): receiving only, never the answer, so long audio and event streams are not
+   * cut. @default 300000 (TTS_HTTP_REQUEST_TIMEOUT_MS)
+   */
+  readonly httpRequestTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection is kept for its next request, ms; longer than the idle
+   * time-out of a load balancer in front (60 s on common ones), so the balancer never reuses a
+   * connection the facade is closing. @default 65000 (TTS_HTTP_KEEP_ALIVE_TIMEOUT_MS)
+   */
+  readonly httpKeepAliveTimeoutMs: number;
+  /**
+   * Slowest a request body may arrive while the facade reads it, bytes per second averaged over each
+   * TTS_BODY_RATE_WINDOW_MS; slower: 408 REQUEST_BODY_TOO_SLOW and the connection closed. 0 = no
+   * floor. @default 1024 (TTS_MIN_BODY_BYTES_PER_SEC)
+   */
+  readonly minBodyBytesPerSec: number;
+  /** Window over which the body rate is measured, ms. @default 10000 (TTS_BODY_RATE_WINDOW_MS) */
+  readonly bodyRateWindowMs: number;
+  /**
+   * Most open connections from one TCP peer address; a connection over it is closed at once,
+   * unanswered. Peers that are trusted proxies (TTS_TRUSTED_PROXIES; every peer with a hop count)
+   * or in TTS_CONNECTION_CAP_EXEMPT are not counted. 0 = no cap. @default 64 (TTS_MAX_CONNECTIONS_PER_ADDRESS)
+   */
+  readonly maxConnectionsPerAddress: number;
+  /**
+   * Peer addresses and ranges the connection cap does not count: by default loopback, where the
+   * peer is the machine itself (a reverse proxy on the same host, which carries every client, the
+   * benches' load generators); "none" counts every peer. @default "127.0.0.0/8,::1" (TTS_CONNECTION_CAP_EXEMPT)
+   */
+  readonly connectionCapExempt: AddressRanges;
+  /**
+   * Long-lived streams (operations marked `x-long-lived` in the OpenAPI document: the log stream)
+   * one credential may hold open at once on this replica; one more answers 429
+   * STREAM_LIMIT_EXCEEDED. @default 4 (TTS_MAX_STREAMS_PER_CREDENTIAL)
+   */
+  readonly maxStreamsPerCredential: number;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
   readonly maxBodyBytes: number;
   /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
@@ -157,7 +200,7 @@ export interface FacadeConfig {
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
 export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeConfig {
-  return Object.freeze({
+  return checkFacadeConfig(Object.freeze({
     logLevel: envLogLevel(env),
     grpcTls: readGrpcTlsConfig(env),
     gitCommit: envOptional(env, 'GIT_COMMIT') ?? null,
@@ -168,6 +211,14 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     requestTimeoutMs: envInt(env, 'TTS_REQUEST_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     admission: envBool(env, 'TTS_ADMISSION', true),
     admissionBudgetShare: envNumber(env, 'TTS_ADMISSION_BUDGET_SHARE', 0.8, { min: 0.1, max: 1 }),
+    httpHeadersTimeoutMs: envInt(env, 'TTS_HTTP_HEADERS_TIMEOUT_MS', 10_000, { min: 1000, max: 300_000 }),
+    httpRequestTimeoutMs: envInt(env, 'TTS_HTTP_REQUEST_TIMEOUT_MS', 300_000, { min: 1000, max: 3_600_000 }),
+    httpKeepAliveTimeoutMs: envInt(env, 'TTS_HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1000, max: 600_000 }),
+    minBodyBytesPerSec: envInt(env, 'TTS_MIN_BODY_BYTES_PER_SEC', 1024, { min: 0, max: 100 * 1024 * 1024 }),
+    bodyRateWindowMs: envInt(env, 'TTS_BODY_RATE_WINDOW_MS', 10_000, { min: 1000, max: 300_000 }),
+    maxConnectionsPerAddress: envInt(env, 'TTS_MAX_CONNECTIONS_PER_ADDRESS', 64, { min: 0, max: 100_000 }),
+    connectionCapExempt: parseAddressRanges(envString(env, 'TTS_CONNECTION_CAP_EXEMPT', '127.0.0.0/8,::1'), 'TTS_CONNECTION_CAP_EXEMPT'),
+    maxStreamsPerCredential: envInt(env, 'TTS_MAX_STREAMS_PER_CREDENTIAL', 4, { min: 1, max: 1000 }),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
@@ -209,5 +260,14 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     slipProviderBranch: envOptional(env, 'TTS_SLIP_PROVIDER_BRANCH'),
     slipProviderTimeoutMs: envInt(env, 'TTS_SLIP_PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
-  });
+  }));
+}
+
+/** Checks what no single variable's bounds can (also for start()'s overrides); returns `config`. */
+export function checkFacadeConfig<C extends Pick<FacadeConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'>>(config: C): C {
+  // Node refuses a headers time-out longer than the request's.
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    throw new ConfigError('TTS_HTTP_HEADERS_TIMEOUT_MS', `must not exceed TTS_HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}), got ${config.httpHeadersTimeoutMs}`);
+  }
+  return config;
 }

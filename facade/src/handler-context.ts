@@ -17,6 +17,7 @@ import type { Readiness } from './domain/readiness.js';
 import type { SynthesisGateway } from './domain/synthesis.js';
 import type { CleanupService } from './domain/cleanup.js';
 import type { LogStreamHub } from './domain/log-stream.js';
+import type { StreamSlots } from './domain/stream-slots.js';
 import type { SloService } from './slo/service.js';
 import type { AnalysisGateway } from './domain/audio-analysis.js';
 import type { ReferenceService } from './domain/references.js';
@@ -67,6 +68,8 @@ export interface FacadeDeps {
   readonly cleanup: CleanupService;
   /** Open GET /api/logs/stream responses (ended at shutdown). */
   readonly logStreams: LogStreamHub;
+  /** Long-lived streams open per credential (TTS_MAX_STREAMS_PER_CREDENTIAL). */
+  readonly streamSlots: StreamSlots;
   /** Audio analysis on the inference nodes (reference clips, transcription, watermark detection). */
   readonly analysis: AnalysisGateway;
   /** Reference clips: validation, transcription, the owner's stored clips. */

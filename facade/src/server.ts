@@ -1,12 +1,13 @@
 /**
  * Starts and stops the REST/OpenAI facade.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLevel } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
-import { loadFacadeConfig, type FacadeConfig } from './config.js';
+import { capConnectionsPerAddress } from './middleware/connection-cap.js';
+import { checkFacadeConfig, loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './domain/access-services.js';
 import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
@@ -24,6 +25,7 @@ import { SynthesisGateway } from './domain/synthesis.js';
 import type { FacadeDeps } from './handler-context.js';
 import { CleanupService } from './domain/cleanup.js';
 import { LogStreamHub } from './domain/log-stream.js';
+import { StreamSlots } from './domain/stream-slots.js';
 import { NodeRouter } from './domain/node-router.js';
 import { SloService } from './slo/service.js';
 import { observeWriteBehind } from '@tts/common/telemetry';
@@ -51,10 +53,46 @@ export interface RunningFacade {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** How often Node checks the headers and request time-outs of open connections, ms. */
+const CONNECTION_CHECK_INTERVAL_MS = 1000;
+
+/**
+ * The HTTP server of `app` under the slow-client limits: headers within TTS_HTTP_HEADERS_TIMEOUT_MS,
+ * the whole request (never the answer: Node's request time-out ends when the request has been
+ * received) within TTS_HTTP_REQUEST_TIMEOUT_MS, checked every second rather than Node's 30 s, idle
+ * keep-alive connections closed after TTS_HTTP_KEEP_ALIVE_TIMEOUT_MS, and the cap on connections
+ * per peer address (middleware/connection-cap.ts). The minimum body rate is the body readers'
+ * (middleware/bodies.ts).
+ */
+function createHttpServer(app: ReturnType<typeof createApp>, config: FacadeConfig, logger: Logger): Server {
+  const server = createServer(
+    {
+      headersTimeout: config.httpHeadersTimeoutMs,
+      requestTimeout: config.httpRequestTimeoutMs,
+      keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+      connectionsCheckingInterval: CONNECTION_CHECK_INTERVAL_MS,
+    },
+    app,
+  );
+  let lastWarning = 0;
+  capConnectionsPerAddress(server, {
+    max: config.maxConnectionsPerAddress,
+    exempt: config.connectionCapExempt,
+    trustedProxies: config.trustedProxies,
+    onRefused: (address, open) => {
+      // One line a minute at most: a flood of refusals must not become a flood of log lines.
+      if (Date.now() - lastWarning < 60_000) return;
+      lastWarning = Date.now();
+      logger.warn('connection refused: too many open connections from one address', { address, open, max: config.maxConnectionsPerAddress });
+    },
+  });
+  return server;
+}
+
 /** Builds the facade and listens. */
 export async function start(options: FacadeStartOptions = {}): Promise<RunningFacade> {
   const overrides = Object.fromEntries(Object.entries(options).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'database'));
-  const config: FacadeConfig = { ...loadFacadeConfig(), ...overrides };
+  const config: FacadeConfig = checkFacadeConfig({ ...loadFacadeConfig(), ...overrides });
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('facade');
   // Uploads are written there: private (0700), never a folder another user made.
@@ -91,6 +129,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       access.studioRepo,
     ),
     logStreams: new LogStreamHub(),
+    streamSlots: new StreamSlots(config.maxStreamsPerCredential),
     analysis,
     abuseReports: new AbuseReports(compliance, analysis, access.database),
     compliance,
@@ -108,17 +147,19 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   };
   let server: Server;
   try {
-    const app = createApp(deps);
-    server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once('error', reject);
+    server = createHttpServer(createApp(deps), config, logger);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
   } catch (err) {
     router.close();
     await access.close();
     throw err;
   }
-  server.keepAliveTimeout = 65_000;
   deps.cleanup.start();
   router.warm();
   const stopBacklogGauges = observeWriteBehind(() => [

@@ -48,6 +48,8 @@ export interface DocumentedOperation {
   readonly bodyMediaTypes: readonly string[];
   /** Files its multipart form may carry: the form schema's `format: binary` properties (0 without one). */
   readonly multipartFiles: number;
+  /** `x-long-lived`: its answer is a stream that does not end by itself (capped per credential). */
+  readonly longLived: boolean;
 }
 
 type Schema = { $ref?: string; properties?: Record<string, Schema>; format?: string };
@@ -72,7 +74,7 @@ function fileFieldsOf(doc: OpenApiDocument, body: RequestBody | undefined): numb
 export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
   const paths = (doc.document['paths'] ?? {}) as Record<
     string,
-    Record<string, { operationId?: string; security?: unknown; requestBody?: RequestBody; 'x-rate-profile'?: string; 'x-studio-role'?: string; 'x-max-upload-bytes'?: number }>
+    Record<string, { operationId?: string; security?: unknown; requestBody?: RequestBody; 'x-rate-profile'?: string; 'x-studio-role'?: string; 'x-max-upload-bytes'?: number; 'x-long-lived'?: boolean }>
   >;
   const out: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries(paths)) {
@@ -89,6 +91,7 @@ export function operationsOf(doc: OpenApiDocument): DocumentedOperation[] {
           maxUploadBytes: op['x-max-upload-bytes'],
           bodyMediaTypes: Object.keys(op.requestBody?.content ?? {}).map((t) => t.toLowerCase()),
           multipartFiles: fileFieldsOf(doc, op.requestBody),
+          longLived: op['x-long-lived'] === true,
         });
       }
     }

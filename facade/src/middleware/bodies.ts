@@ -17,11 +17,14 @@
  *   plus {@link FORM_FIELDS_BYTES} for the text fields and part headers.
  * - Other media types are not read: the OpenAPI validator answers 415 where the operation takes a
  *   body, and an operation without one ignores it.
+ * - Every body is read at a minimum rate (middleware/body-rate.ts, TTS_MIN_BODY_BYTES_PER_SEC):
+ *   slower, 408 REQUEST_BODY_TOO_SLOW and the connection closed.
  */
 import { parse as parseQueryString } from 'node:querystring';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { TtsError } from '@tts/common';
 import type { DocumentedOperation } from '../domain/openapi-document.js';
+import { watchBodyPace, type BodyRate } from './body-rate.js';
 import { parseMultipart, refuseBody, type UploadLimits } from './uploads.js';
 
 /** Largest urlencoded form, bytes. */
@@ -39,6 +42,8 @@ export interface BodyLimits {
   readonly maxUploadBytes: number;
   /** Folder of the uploads' temporary files. */
   readonly uploadTmpDir: string;
+  /** The minimum rate bodies are read at (TTS_MIN_BODY_BYTES_PER_SEC); undefined = none. */
+  readonly rate?: BodyRate;
 }
 
 /** The multipart limits of `op`, or undefined when it takes no multipart body. */
@@ -46,7 +51,7 @@ export function multipartLimitsOf(op: Pick<DocumentedOperation, 'bodyMediaTypes'
   if (!op.bodyMediaTypes.includes('multipart/form-data')) return undefined;
   const maxFileBytes = Math.min(op.maxUploadBytes ?? limits.maxUploadBytes, limits.maxUploadBytes);
   const maxFiles = op.multipartFiles;
-  return { maxFileBytes, maxFiles, maxBodyBytes: maxFiles * maxFileBytes + FORM_FIELDS_BYTES, tmpDir: limits.uploadTmpDir };
+  return { maxFileBytes, maxFiles, maxBodyBytes: maxFiles * maxFileBytes + FORM_FIELDS_BYTES, tmpDir: limits.uploadTmpDir, rate: limits.rate };
 }
 
 /** A media type and its charset, from a Content-Type header (lower case). */
@@ -65,14 +70,19 @@ const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== 
 
 const tooLarge = (max: number): TtsError => new TtsError('REQUEST_BODY_TOO_LARGE', `The request body exceeds the limit of ${max} bytes.`, { loc: ['body'] });
 
-/** Reads the body into memory, refusing it as soon as it passes `max` bytes. */
-function readCapped(req: Request, max: number): Promise<Buffer> {
+/** Reads the body into memory, refusing it as soon as it passes `max` bytes or falls below `rate`. */
+function readCapped(req: Request, res: Response, max: number, rate: BodyRate | undefined): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > max) return Promise.reject(tooLarge(max));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const pace = watchBodyPace(res, rate, (err) => {
+      done();
+      reject(err);
+    });
     const done = (): void => {
+      pace.stop();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -80,6 +90,7 @@ function readCapped(req: Request, max: number): Promise<Buffer> {
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
+      pace.count(chunk.length);
       if (size > max) {
         done();
         reject(tooLarge(max));
@@ -156,7 +167,7 @@ export function requestBody(op: Pick<DocumentedOperation, 'bodyMediaTypes' | 'mu
           fail(unsupportedCharset(charset!));
           return;
         }
-        readCapped(req, limits.maxJsonBytes).then((raw) => {
+        readCapped(req, res, limits.maxJsonBytes, limits.rate).then((raw) => {
           req.body = parseJson(raw);
           next();
         }).catch(fail);
@@ -166,7 +177,7 @@ export function requestBody(op: Pick<DocumentedOperation, 'bodyMediaTypes' | 'mu
           fail(unsupportedCharset(charset!));
           return;
         }
-        readCapped(req, MAX_URLENCODED_BYTES).then((raw) => {
+        readCapped(req, res, MAX_URLENCODED_BYTES, limits.rate).then((raw) => {
           req.body = parseForm(raw);
           next();
         }).catch(fail);

@@ -29,25 +29,26 @@ const MAX_HOPS = 32;
 export type TrustedProxies =
   | { readonly kind: 'none' }
   | { readonly kind: 'hops'; readonly hops: number }
-  | { readonly kind: 'ranges'; readonly ranges: readonly string[]; readonly list: BlockList };
+  | ({ readonly kind: 'ranges' } & AddressRanges);
 
-/** Parses TTS_TRUSTED_PROXIES (see the module comment); throws ConfigError naming the variable. */
-export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
-  const value = raw?.trim() ?? '';
-  if (value === '' || value.toLowerCase() === 'none') return Object.freeze({ kind: 'none' });
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops > MAX_HOPS) throw new ConfigError(TRUSTED_PROXIES_VARIABLE, `a hop count must be <= ${MAX_HOPS}, got ${hops}`);
-    return hops === 0 ? Object.freeze({ kind: 'none' }) : Object.freeze({ kind: 'hops', hops });
-  }
+/** A list of addresses and CIDR ranges, as written and as a matcher. */
+export interface AddressRanges {
+  readonly ranges: readonly string[];
+  readonly list: BlockList;
+}
+
+/**
+ * Parses a comma-separated list of IP addresses and CIDR ranges (`10.0.0.0/8,fd00::/8,192.0.2.7`);
+ * throws ConfigError naming `variable` on an entry that is neither.
+ */
+export function parseAddressRanges(raw: string, variable: string, expected = 'an IP address or a CIDR range (address/prefix); expected e.g. "10.0.0.0/8,fd00::/8"'): AddressRanges {
   const list = new BlockList();
   const ranges: string[] = [];
-  for (const entry of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const entry of raw.split(',').map((s) => s.trim()).filter((s) => s !== '' && s.toLowerCase() !== 'none')) {
     const [address = '', prefix, extra] = entry.split('/');
     const family = isIP(address);
     const bits = family === 4 ? 32 : 128;
-    const invalid = (): ConfigError =>
-      new ConfigError(TRUSTED_PROXIES_VARIABLE, `"${entry}" is not an IP address, a CIDR range (address/prefix) or a hop count; expected e.g. "1" or "10.0.0.0/8,fd00::/8"`);
+    const invalid = (): ConfigError => new ConfigError(variable, `"${entry}" is not ${expected}`);
     if (family === 0 || extra !== undefined) throw invalid();
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) {
@@ -58,7 +59,26 @@ export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
     }
     ranges.push(entry);
   }
-  return Object.freeze({ kind: 'ranges', ranges: Object.freeze(ranges), list });
+  return Object.freeze({ ranges: Object.freeze(ranges), list });
+}
+
+/** True when `address` (any spelling, IPv4-mapped included) is in `ranges`. */
+export function inRanges(ranges: AddressRanges, address: string | undefined): boolean {
+  const ip = validIp(address);
+  return ip !== undefined && ranges.list.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Parses TTS_TRUSTED_PROXIES (see the module comment); throws ConfigError naming the variable. */
+export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value.toLowerCase() === 'none') return Object.freeze({ kind: 'none' });
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > MAX_HOPS) throw new ConfigError(TRUSTED_PROXIES_VARIABLE, `a hop count must be <= ${MAX_HOPS}, got ${hops}`);
+    return hops === 0 ? Object.freeze({ kind: 'none' }) : Object.freeze({ kind: 'hops', hops });
+  }
+  const expected = 'an IP address, a CIDR range (address/prefix) or a hop count; expected e.g. "1" or "10.0.0.0/8,fd00::/8"';
+  return Object.freeze({ kind: 'ranges', ...parseAddressRanges(value, TRUSTED_PROXIES_VARIABLE, expected) });
 }
 
 /**
@@ -66,7 +86,7 @@ export function parseTrustedProxies(raw: string | undefined): TrustedProxies {
  * `2001:DB8:0::1` and `2001:db8::1` are one client; an IPv4-mapped IPv6 address as its IPv4
  * form), or undefined when it is not one.
  */
-function validIp(address: string | undefined): string | undefined {
+export function validIp(address: string | undefined): string | undefined {
   if (address === undefined) return undefined;
   const trimmed = address.trim();
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(trimmed);

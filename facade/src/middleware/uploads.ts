@@ -24,6 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
 import { TtsError } from '@tts/common';
+import { watchBodyPace, type BodyRate } from './body-rate.js';
 
 /** A file of a multipart request, on disk until the response ends. */
 export interface UploadedFile {
@@ -52,6 +53,8 @@ export interface UploadLimits {
   readonly maxFields?: number;
   /** Folder of the temporary files. */
   readonly tmpDir: string;
+  /** The minimum rate the body is read at; undefined = none. */
+  readonly rate?: BodyRate;
 }
 
 /** Answers with `err`; an unread body is discarded (never buffered) so the client can read the answer. */
@@ -73,12 +76,14 @@ class ByteCap extends Transform {
   constructor(
     private readonly max: number,
     private readonly onOver: () => void,
+    private readonly onBytes: (bytes: number) => void,
   ) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.seen += chunk.length;
+    this.onBytes(chunk.length);
     if (this.seen > this.max) {
       this.onOver();
       callback();
@@ -122,7 +127,8 @@ async function parse(req: Request, res: Response, limits: UploadLimits): Promise
     failure ??= err;
   };
   await mkdir(limits.tmpDir, { recursive: true });
-  const cap = new ByteCap(limits.maxBodyBytes, () => stop(bodyTooLarge(limits.maxBodyBytes)));
+  const pace = watchBodyPace(res, limits.rate, (err) => stop(err));
+  const cap = new ByteCap(limits.maxBodyBytes, () => stop(bodyTooLarge(limits.maxBodyBytes)), (bytes) => pace.count(bytes));
   let finish: () => void = () => undefined;
   /** Refuses the form at once: the rest of the body is neither parsed nor stored. */
   const stop = (err: TtsError): void => {
@@ -177,6 +183,7 @@ async function parse(req: Request, res: Response, limits: UploadLimits): Promise
     req.on('aborted', () => stop(new TtsError('UPLOAD_MALFORMED', 'The client ended the upload early.', { loc: ['body'] })));
     req.pipe(cap).pipe(parser);
   });
+  pace.stop();
   if (!failure) await Promise.all(writes);
   if (failure) {
     await removeAll(pending);

@@ -36,6 +36,10 @@ export const ERROR_CATALOGUE = {
     http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request body exceeds the size limit.',
     hint: 'Send a smaller body; see `limits` in GET /api/capabilities.', openaiType: 'invalid_request_error', retryable: false,
   },
+  REQUEST_BODY_TOO_SLOW: {
+    http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'The request body arrived slower than the minimum rate; the connection is closed.',
+    hint: 'Send the body at a steady pace (TTS_MIN_BODY_BYTES_PER_SEC, 1 KiB/s over 10 s by default) on a new connection.', openaiType: 'invalid_request_error', retryable: true,
+  },
   REQUEST_CONTENT_ENCODING_UNSUPPORTED: {
     http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'The request body\'s Content-Encoding is not supported.',
     hint: 'Send the body uncompressed (no Content-Encoding, or identity).', openaiType: 'invalid_request_error', retryable: false,
@@ -361,6 +365,10 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Too many requests for this rate profile.',
     hint: 'Wait for the Retry-After delay; RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset describe the window.', openaiType: 'rate_limit_error', retryable: true,
+  },
+  STREAM_LIMIT_EXCEEDED: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'This credential already holds as many open long-lived streams (log streams) as it may.',
+    hint: 'Close a stream you no longer read, or wait for the Retry-After delay; the cap is TTS_MAX_STREAMS_PER_CREDENTIAL per facade replica.', openaiType: 'rate_limit_error', retryable: true,
   },
   QUOTA_EXCEEDED: {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The character quota of this key is used up.',
