@@ -5,7 +5,9 @@
  * is refused with 503 ANALYSIS_UNAVAILABLE instead of made-up measurements (a speech level of
  * -inf dBFS), nothing is stored; transcription and cloning are refused at once with the same code.
  * With the models installed, a stored clip that failed the reference check cannot be cloned
- * (422 REFERENCE_CHECK_FAILED), on every path that clones a stored clip.
+ * (422 REFERENCE_CHECK_FAILED), on every path that clones a stored clip. In a real browser
+ * (headless Chromium), the public page's cloning section says why it is unavailable and how the
+ * models are installed, and offers no upload.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import { checkPage, DESKTOP, launchBrowser, openPage } from './support/browser.js';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const run = promisify(execFile);
@@ -112,6 +115,33 @@ describe('a node without the analysis models', () => {
     assert.equal(cloned.status, 503, JSON.stringify(cloned.body));
     assert.equal(cloned.body['code'], 'ANALYSIS_UNAVAILABLE');
     assert.match(messageOf(cloned.body), /npm run models -- install --all/);
+  });
+
+  test('the page\'s cloning section says why it is unavailable and how to install the models, with no upload', async () => {
+    const browser = await launchBrowser();
+    try {
+      const { token } = (await (await fetch(`${p.url}/api/studio/auth/guest`, { method: 'POST' })).json()) as { token: string };
+      const recorded = await openPage(browser, `${p.url}/`, DESKTOP);
+      const { page } = recorded;
+      await page.evaluate((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('tts.studio-token', t), token);
+      await page.reload();
+      await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+      await page.getByText('Speak in a voice of your own').click();
+      await page.waitForSelector('#clone-unavailable');
+      const said = (await page.locator('#clone-unavailable').textContent()) ?? '';
+      assert.match(said, /Cloning is not available on this server/);
+      assert.match(said, /silero-vad/);
+      assert.match(said, /npm run models -- install --all/);
+      assert.equal(await page.getByLabel('Upload a clip').count(), 0, 'no upload that cannot work');
+      assert.equal(await page.getByRole('button', { name: 'Record' }).count(), 0);
+      // Speaking with the voices still works.
+      await page.getByLabel('Text').fill('Hello.');
+      assert.equal(await page.getByRole('button', { name: 'Speak', exact: true }).isDisabled(), false);
+      await checkPage(recorded, 'public-clone-unavailable');
+      await page.close();
+    } finally {
+      await browser.close();
+    }
   });
 });
 

@@ -188,6 +188,47 @@ describe('web application', () => {
     await page.close();
   });
 
+  test('Speak disabled says why, next to the button; a studio guest sees its own limits, not the anonymous ones', async () => {
+    const anonymous = await openPage(DESKTOP);
+    const speak = anonymous.page.getByRole('button', { name: 'Speak' });
+    assert.equal(await speak.isDisabled(), true);
+    assert.equal(await speak.getAttribute('aria-describedby'), 'speak-why');
+    assert.equal(await anonymous.page.locator('#speak-why').textContent(), 'Type some text to speak first.');
+    await anonymous.page.getByLabel('Text').fill('Hello.');
+    assert.equal(await speak.isDisabled(), false);
+    assert.equal(await anonymous.page.locator('#speak-why').count(), 0, 'nothing to explain once it can speak');
+    await anonymous.page.close();
+
+    const guest = await fetch(`${p.url}/api/studio/auth/guest`, { method: 'POST' });
+    const { token } = (await guest.json()) as { token: string };
+    const me = (await (await fetch(`${p.url}/api/studio/auth/me`, { headers: { 'x-studio-token': token } })).json()) as { synthesis: { max_text_length: number; rate_per_minute: number } };
+    const config = (await (await fetch(`${p.url}/api/web/config`)).json()) as { max_text_chars: number; rate_limit: { limit: number } };
+    const own = me.synthesis;
+    assert.ok(own.max_text_length < config.max_text_chars, 'a guest\'s limit is below the anonymous one');
+
+    const recorded = await openPage(DESKTOP);
+    const { page } = recorded;
+    await page.evaluate((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('tts.studio-token', t), token);
+    await page.reload();
+    await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+    await page.waitForFunction((n) => ((globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#counter')?.textContent ?? '').includes(`/ ${n} `), own.max_text_length);
+    assert.equal(await page.locator('#counter').textContent(), `0 / ${own.max_text_length} characters`);
+    assert.equal(await page.locator('.limit').textContent(), `Your limits: ${own.max_text_length} characters per request, ${own.rate_per_minute} requests per minute`);
+    await page.getByLabel('Text').fill('a'.repeat(own.max_text_length + 12));
+    assert.equal(await page.getByRole('button', { name: 'Speak' }).isDisabled(), true);
+    assert.equal(await page.locator('#speak-why').textContent(), `The text has ${own.max_text_length + 12} characters; your limit is ${own.max_text_length}. Remove 12 to speak it.`);
+    await checkPage(recorded, 'public-studio-over-limit');
+    await page.close();
+
+    // The server's refusal names the number too (what the page shows for TTS_TEXT_TOO_LONG).
+    const form = new FormData();
+    form.append('text', 'a'.repeat(own.max_text_length + 1));
+    const refused = await fetch(`${p.url}/api/web/jobs/tts`, { method: 'POST', headers: { 'x-studio-token': token }, body: form });
+    const body = (await refused.json()) as { code: string; message?: string; detail?: { msg: string }[] };
+    assert.equal(body.code, 'TTS_TEXT_TOO_LONG');
+    assert.match(body.message ?? body.detail?.[0]?.msg ?? '', new RegExp(`at most ${own.max_text_length}\\b`));
+  });
+
   test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {
     const { page, errors } = await openPage(PHONE);
     const limit = Number(/\/ (\d+)/.exec((await page.locator('#counter').textContent()) ?? '')?.[1]);

@@ -89,6 +89,28 @@ export interface WebConfig {
   readonly poll_interval_ms?: number;
 }
 
+/** One analysis feature of GET /api/capabilities: whether it works, and why not. */
+export interface AnalysisFeature {
+  readonly available: boolean;
+  readonly reason: string | null;
+  readonly missing_models: readonly string[];
+}
+
+/** The analysis features of GET /api/capabilities (the fields the public page uses). */
+export interface AnalysisFeatures {
+  readonly vad: AnalysisFeature;
+  readonly transcription: AnalysisFeature;
+  readonly speaker_embedding: AnalysisFeature;
+  readonly cloning: AnalysisFeature;
+}
+
+/** The caller's own synthesis limits (GET /api/studio/auth/me `synthesis`). */
+export interface StudioSynthesisTier {
+  readonly tier: string;
+  readonly rate_per_minute: number;
+  readonly max_text_length: number;
+}
+
 /** A voice of GET /v1/audio/voices. */
 export interface Voice {
   readonly id: string;
