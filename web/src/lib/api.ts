@@ -104,11 +104,12 @@ export interface AnalysisFeatures {
   readonly cloning: AnalysisFeature;
 }
 
-/** The caller's own synthesis limits (GET /api/studio/auth/me `synthesis`). */
-export interface StudioSynthesisTier {
-  readonly tier: string;
-  readonly rate_per_minute: number;
-  readonly max_text_length: number;
+/** The caller's own limits (GET /api/web/config `caller_limits`, sent with the caller's credential). */
+export interface CallerLimits {
+  readonly identity: 'anonymous' | 'api_key' | 'studio';
+  readonly tier: string | null;
+  readonly max_text_chars: number;
+  readonly rate_limit: { readonly limit: number; readonly window_sec: number };
 }
 
 /** A voice of GET /v1/audio/voices. */

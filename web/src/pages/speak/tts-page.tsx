@@ -9,7 +9,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { getJson, request, type AnalysisFeatures, type StudioSynthesisTier, type Voice, type WebConfig } from '../../lib/api.js';
+import { getJson, request, type AnalysisFeatures, type CallerLimits, type Voice, type WebConfig } from '../../lib/api.js';
 import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
 import { ForgetKey } from '../../components/key-gate.js';
@@ -60,8 +60,8 @@ export function TtsPage() {
   const [previewUrl, setPreviewUrl] = useState<string | undefined>();
   const [streamed, setStreamed] = useState(false);
   const [analysis, setAnalysis] = useState<AnalysisFeatures | undefined>();
-  /** A studio session's own limits (its tier), which replace the anonymous ones of the web config. */
-  const [own, setOwn] = useState<StudioSynthesisTier | undefined>();
+  /** The caller's own limits (the web config asked with its credential): a key's or a studio user's tier, else the anonymous visitor's. */
+  const [own, setOwn] = useState<CallerLimits | undefined>();
 
   // What the server's analysis can do: the reference panel offers cloning only when it works.
   useEffect(() => {
@@ -70,9 +70,8 @@ export function TtsPage() {
 
   useEffect(() => {
     setOwn(undefined);
-    if (!creds.studioToken) return;
-    request<{ synthesis: StudioSynthesisTier }>('GET', '/api/studio/auth/me', { auth: 'studio' }).then(({ body }) => setOwn(body.synthesis), (err: unknown) => setError(messageFor(err)));
-  }, [creds.studioToken]);
+    request<{ caller_limits: CallerLimits }>('GET', '/api/web/config', { auth }).then(({ body }) => setOwn(body.caller_limits), (err: unknown) => setError(messageFor(err)));
+  }, [auth, creds.studioToken, creds.apiKey]);
 
   useEffect(() => {
     let stopped = false;
@@ -113,9 +112,7 @@ export function TtsPage() {
   const grouped = useMemo(() => groupVoices(voices), [voices]);
   const formats = (config?.formats ?? ['wav']).filter((f) => PLAYABLE.includes(f));
   const speedRange = config?.speed ?? { min: 0.25, max: 4, default: 1 };
-  // The caller's own limits: a studio session's tier; the web config's are the anonymous visitor's;
-  // an API key's depend on its tier, which the page does not know (the server names it when refusing).
-  const limit = auth === 'studio' ? (own?.max_text_length ?? 0) : auth === 'apiKey' ? 0 : (config?.max_text_chars ?? 0);
+  const limit = own?.max_text_chars ?? 0;
   const tooLong = limit > 0 && text.length > limit;
   const busy = phase === 'verifying' || phase === 'queued' || phase === 'running' || phase === 'streaming';
   const ready = config !== undefined && voice !== '' && text.trim() !== '' && !tooLong && !busy;
@@ -129,11 +126,12 @@ export function TtsPage() {
         : text.trim() === ''
           ? 'Type some text to speak first.'
           : `The text has ${text.length} characters; your limit is ${limit}. Remove ${text.length - limit} to speak it.`;
-  const rateText = auth === 'studio'
-    ? own && `Your limits: ${own.max_text_length} characters per request, ${own.rate_per_minute} requests per minute`
-    : auth === 'none' && config
-      ? `Up to ${config.rate_limit.limit} requests per ${config.rate_limit.window_sec === 60 ? 'minute' : `${config.rate_limit.window_sec} seconds`}`
-      : '';
+  const per = (windowSec: number): string => (windowSec === 60 ? 'minute' : `${windowSec} seconds`);
+  const rateText = !own
+    ? ''
+    : own.identity === 'anonymous'
+      ? `Up to ${own.rate_limit.limit} requests per ${per(own.rate_limit.window_sec)}`
+      : `Your limits: ${own.max_text_chars} characters per request, ${own.rate_limit.limit} requests per ${per(own.rate_limit.window_sec)}`;
 
   function chooseVoice(id: string) {
     setVoice(id);
