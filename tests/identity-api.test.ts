@@ -158,7 +158,8 @@ describe('identity', () => {
     if (admin && c === 'wrong_admin_key') return { status: 401, code: 'AUTH_ADMIN_KEY_INVALID' };
     if (studio && c === 'studio_token') return { status: 401, code: 'STUDIO_SESSION_INVALID' };
     if (studio && c === 'valid_studio') return studioRole === 'admin' ? { status: 403, code: 'STUDIO_ADMIN_REQUIRED' } : { status: ok };
-    if (anonymous) return { status: ok };
+    // An optional credential that is given is checked: a wrong or disabled key is refused.
+    if (anonymous && !(key && (c === 'wrong_key' || c === 'disabled_key'))) return { status: ok };
     if (studio && !admin && !key) return { status: 401, code: 'STUDIO_SESSION_MISSING' };
     if (key && c === 'valid_key') return { status: ok };
     if (key && c === 'wrong_key') return { status: 401, code: 'AUTH_KEY_INVALID' };

@@ -188,6 +188,77 @@ describe('web application', () => {
     await page.close();
   });
 
+  test('Speak disabled says why, next to the button; a studio guest sees its own limits, not the anonymous ones', async () => {
+    const anonymous = await openPage(DESKTOP);
+    const speak = anonymous.page.getByRole('button', { name: 'Speak' });
+    assert.equal(await speak.isDisabled(), true);
+    assert.equal(await speak.getAttribute('aria-describedby'), 'speak-why');
+    assert.equal(await anonymous.page.locator('#speak-why').textContent(), 'Type some text to speak first.');
+    await anonymous.page.getByLabel('Text').fill('Hello.');
+    assert.equal(await speak.isDisabled(), false);
+    assert.equal(await anonymous.page.locator('#speak-why').count(), 0, 'nothing to explain once it can speak');
+    await anonymous.page.close();
+
+    const guest = await fetch(`${p.url}/api/studio/auth/guest`, { method: 'POST' });
+    const { token } = (await guest.json()) as { token: string };
+    const me = (await (await fetch(`${p.url}/api/studio/auth/me`, { headers: { 'x-studio-token': token } })).json()) as { synthesis: { max_text_length: number; rate_per_minute: number } };
+    const config = (await (await fetch(`${p.url}/api/web/config`)).json()) as { max_text_chars: number; rate_limit: { limit: number } };
+    const own = me.synthesis;
+    assert.ok(own.max_text_length < config.max_text_chars, 'a guest\'s limit is below the anonymous one');
+
+    const recorded = await openPage(DESKTOP);
+    const { page } = recorded;
+    await page.evaluate((t) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('tts.studio-token', t), token);
+    await page.reload();
+    await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+    await page.waitForFunction((n) => ((globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#counter')?.textContent ?? '').includes(`/ ${n} `), own.max_text_length);
+    assert.equal(await page.locator('#counter').textContent(), `0 / ${own.max_text_length} characters`);
+    assert.equal(await page.locator('.limit').textContent(), `Your limits: ${own.max_text_length} characters per request, ${own.rate_per_minute} requests per minute`);
+    await page.getByLabel('Text').fill('a'.repeat(own.max_text_length + 12));
+    assert.equal(await page.getByRole('button', { name: 'Speak' }).isDisabled(), true);
+    assert.equal(await page.locator('#speak-why').textContent(), `The text has ${own.max_text_length + 12} characters; your limit is ${own.max_text_length}. Remove 12 to speak it.`);
+    await checkPage(recorded, 'public-studio-over-limit');
+    await page.close();
+
+    // The server's refusal names the number too (what the page shows for TTS_TEXT_TOO_LONG).
+    const form = new FormData();
+    form.append('text', 'a'.repeat(own.max_text_length + 1));
+    const refused = await fetch(`${p.url}/api/web/jobs/tts`, { method: 'POST', headers: { 'x-studio-token': token }, body: form });
+    const body = (await refused.json()) as { code: string; message?: string; detail?: { msg: string }[] };
+    assert.equal(body.code, 'TTS_TEXT_TOO_LONG');
+    assert.match(body.message ?? body.detail?.[0]?.msg ?? '', new RegExp(`at most ${own.max_text_length}\\b`));
+  });
+
+  test('GET /api/web/config answers each caller\'s own limits: anonymous, studio guest, API key; the page shows a key\'s', async () => {
+    const limitsOf = async (headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${p.url}/api/web/config`, { headers });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const anonymous = await limitsOf({});
+    assert.equal(anonymous.status, 200);
+    const config = anonymous.body as { max_text_chars: number; rate_limit: { limit: number; window_sec: number }; caller_limits: unknown };
+    assert.deepEqual(config.caller_limits, { identity: 'anonymous', tier: null, max_text_chars: config.max_text_chars, rate_limit: config.rate_limit });
+    const { token } = (await (await fetch(`${p.url}/api/studio/auth/guest`, { method: 'POST' })).json()) as { token: string };
+    const me = (await (await fetch(`${p.url}/api/studio/auth/me`, { headers: { 'x-studio-token': token } })).json()) as { synthesis: { tier: string; max_text_length: number; rate_per_minute: number } };
+    assert.deepEqual((await limitsOf({ 'x-studio-token': token })).body['caller_limits'], { identity: 'studio', tier: me.synthesis.tier, max_text_chars: me.synthesis.max_text_length, rate_limit: { limit: me.synthesis.rate_per_minute, window_sec: 60 } });
+    const free = await p.createKey({ name: 'free key', tier: 'free', rate_limit_per_minute: 42 });
+    const tiers = (await (await fetch(`${p.url}/api/auth/tiers`)).json()) as { tiers: { name: string; max_text_length: number }[] };
+    const freeTier = tiers.tiers.find((t) => t.name === 'free')!;
+    assert.deepEqual((await limitsOf({ 'x-api-key': free.apiKey })).body['caller_limits'], { identity: 'api_key', tier: 'free', max_text_chars: freeTier.max_text_length, rate_limit: { limit: 42, window_sec: 60 } });
+    const wrong = await limitsOf({ 'x-api-key': 'tts_0123456789abcdef_notarealsecretnotarealsecretnotarealsec' });
+    assert.equal(wrong.status, 401, 'a wrong key is refused, not answered with the anonymous limits');
+
+    // The page with that key: its counter and limits are the key's.
+    const { page, errors } = await openPage(DESKTOP);
+    await page.evaluate((k) => (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('tts.api-key', k), free.apiKey);
+    await page.reload();
+    await page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });
+    await page.waitForFunction((n) => ((globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document.querySelector('#counter')?.textContent ?? '').includes(`/ ${n} `), freeTier.max_text_length);
+    assert.equal(await page.locator('.limit').textContent(), `Your limits: ${freeTier.max_text_length} characters per request, 42 requests per minute`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a text over the limit is flagged and cannot be sent; the phone layout does not overflow', async () => {
     const { page, errors } = await openPage(PHONE);
     const limit = Number(/\/ (\d+)/.exec((await page.locator('#counter').textContent()) ?? '')?.[1]);

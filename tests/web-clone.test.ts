@@ -176,6 +176,23 @@ describe('cloning from the public page', () => {
     await page.close();
   });
 
+  test('a clip that fails the check cannot be cloned: the page says so and offers no consent', async () => {
+    await run('flite', ['-voice', 'rms', '-t', 'Hello there.', '-o', path.join(work, 'short.wav')]);
+    const short = await readFile(path.join(work, 'short.wav'));
+    const recorded = await openAsStudio(DESKTOP);
+    const { page } = recorded;
+    await page.getByLabel('Text').fill('Six spoons of fresh snow peas.');
+    await page.getByText('Speak in a voice of your own').click();
+    await page.getByLabel('Upload a clip').setInputFiles({ name: 'short.wav', mimeType: 'audio/wav', buffer: short });
+    await page.waitForSelector('.reference-check', { timeout: 60_000 });
+    assert.equal(await page.locator('.reference-check').getAttribute('data-passed'), 'false');
+    assert.match((await page.locator('.not-clonable').textContent()) ?? '', /cannot be used to clone/);
+    assert.equal(await page.locator('#consent').count(), 0, 'no consent for a clip that cannot be cloned');
+    assert.equal(await page.getByRole('button', { name: 'Speak in this voice' }).count(), 0);
+    await checkPage(recorded, 'public-clone-failed-check');
+    await page.close();
+  });
+
   test('the panel at phone width, and without an identity it says where to get one', async () => {
     const anonymous = await openPage(browser, `${p.url}/`, PHONE);
     await anonymous.page.waitForSelector('#voice option[value="flite:slt"]', { state: 'attached' });

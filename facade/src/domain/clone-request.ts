@@ -10,6 +10,8 @@ import type { CloneReport, CloneSpec } from '@tts/proto/synthesis';
 import type { Caller } from '../middleware/access.js';
 import type { UploadedFile } from '../middleware/uploads.js';
 import type { Schema } from '../handler-context.js';
+import { requireCloning } from './analysis-features.js';
+import type { ClusterView } from './cluster.js';
 import { ownerKeyIdOf } from './owner.js';
 import type { ReferenceService } from './references.js';
 import { formBoolean } from './speech-request.js';
@@ -60,14 +62,30 @@ export function requireConsent(consentConfirmed: boolean | null): void {
   if (consentConfirmed !== true) throw new TtsError('CONSENT_REQUIRED', undefined, { loc: ['body', 'consent_confirmed'] });
 }
 
-/** The CloneSpec sent to the node. */
-export async function cloneSpecOf(source: { upload?: UploadedFile; referenceId?: string }, caller: Caller, references: ReferenceService): Promise<CloneSpec> {
+/**
+ * The CloneSpec sent to the node. Refused before any work when no ready node can clone
+ * (503 ANALYSIS_UNAVAILABLE naming the missing models), and for a stored clip that failed the
+ * reference check (422 REFERENCE_CHECK_FAILED naming the failed checks).
+ */
+export async function cloneSpecOf(source: { upload?: UploadedFile; referenceId?: string }, caller: Caller, services: { references: ReferenceService; cluster: ClusterView }): Promise<CloneSpec> {
+  requireCloning((await services.cluster.snapshot()).ready);
+  const references = services.references;
   if (source.upload) {
     if (source.upload.sizeBytes === 0) throw new TtsError('UPLOAD_EMPTY', undefined, { loc: ['body', 'ref_audio'] });
     return { referenceAudio: await readFile(source.upload.path), referenceFilename: source.upload.filename, referenceId: '' };
   }
   const stored = await references.audio(ownerKeyIdOf(caller), source.referenceId!);
+  if (!stored.record.passed) {
+    const failed = failedChecksOf(stored.record.analysis);
+    throw new TtsError('REFERENCE_CHECK_FAILED', `The clip ${stored.record.referenceId} did not pass the reference check${failed.length > 0 ? ` (${failed.join(', ')})` : ''}; record or upload a clip that passes it.`, { loc: ['body', 'reference_id'] });
+  }
   return { referenceAudio: stored.audio, referenceFilename: stored.record.filename, referenceId: stored.record.referenceId };
+}
+
+/** The failed guideline checks kept with a stored clip's analysis. */
+function failedChecksOf(analysis: unknown): string[] {
+  const failed = (analysis as { failed_checks?: unknown } | null)?.failed_checks;
+  return Array.isArray(failed) ? failed.filter((c): c is string => typeof c === 'string') : [];
 }
 
 /** The X-Clone-* headers of an answer. */

@@ -1,6 +1,7 @@
 import type { NodeStatusReport } from '@tts/proto/synthesis';
 import { AUDIO_FORMATS } from '@tts/common/audio';
 import { OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
+import { analysisFeaturesOf } from '../domain/analysis-features.js';
 import { voiceJson } from '../domain/views.js';
 import type { OperationHandler } from '../handler-context.js';
 
@@ -34,6 +35,7 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
   let voices: Record<string, unknown>[] = [];
   let engines: string[] = [];
   let details: EngineDetail[] = [];
+  let analysis = analysisFeaturesOf([]);
   // Jobs are the scheduler's: they are offered while it answers.
   let schedulerReachable = false;
   try {
@@ -41,6 +43,7 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
     voices = snap.voices.map(voiceJson);
     engines = [...snap.engines];
     details = engineDetails(snap.ready);
+    analysis = analysisFeaturesOf(snap.ready);
     schedulerReachable = true;
   } catch (err) {
     // Scheduler unreachable: report the static facts with no voices.
@@ -62,7 +65,7 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
       sample_rate: true,
       text_normalization: true,
       ssml: true,
-      voice_cloning: false,
+      voice_cloning: analysis.cloning.available,
       async_jobs: schedulerReachable,
       reference_audio: true,
       batching: details.some((d) => d.batching),
@@ -80,5 +83,6 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
       reference_min_sec: REFERENCE_GUIDELINE.minSec,
       reference_max_sec: REFERENCE_GUIDELINE.maxSec,
     },
+    analysis,
   });
 };

@@ -1,7 +1,17 @@
 import { SERVICE_NAME, VERSION, type Logger } from '@tts/common';
 import type { ClusterView } from '../domain/cluster.js';
+import { analysisFeaturesOf, type AnalysisFeaturesJson } from '../domain/analysis-features.js';
 import { isoWithOffset } from '../domain/readiness.js';
 import type { OperationHandler } from '../handler-context.js';
+
+/** The cluster's analysis features; each unavailable (saying why) when the cluster is unreachable. */
+async function analysisOf(cluster: ClusterView): Promise<AnalysisFeaturesJson> {
+  try {
+    return analysisFeaturesOf((await cluster.snapshot()).ready);
+  } catch {
+    return analysisFeaturesOf([]);
+  }
+}
 
 /**
  * Execution devices in use: those reported by the ready engines of ready nodes (e.g. "cpu",
@@ -38,5 +48,6 @@ export const getHealth: OperationHandler<'getHealth'> = async ({ res, deps }) =>
     version: VERSION,
     nodes_ready: r.nodesReady,
     startup_warmup: { done: r.warmup.done, duration_ms: Math.round(r.warmup.durationMs), voices: r.warmup.voices, error: r.warmup.error },
+    analysis: await analysisOf(deps.cluster),
   });
 };

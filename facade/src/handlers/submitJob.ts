@@ -23,7 +23,7 @@ export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
     // A clone job carries its reference clip (the key's stored clip) to the node that runs it.
-    const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps.references) } } : base;
+    const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps) } } : base;
     const job = await deps.jobs.submit(spec, owner, requestId);
     const self = `/api/jobs/${job.jobId}`;
     res.status(202).setHeader('Location', self);

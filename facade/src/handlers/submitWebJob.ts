@@ -25,7 +25,7 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
   const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async () => {
     // A clone job carries the caller's stored clip to the node that runs it.
-    const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps.references) } } : base;
+    const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps) } } : base;
     const job = await deps.jobs.submit(spec, owner, requestId);
     const { token, expiresUnix } = deps.jobTokens.issue(job.jobId);
     const decision = res.locals.rateLimit;

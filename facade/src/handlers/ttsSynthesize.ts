@@ -22,7 +22,7 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: s
   const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode, consentConfirmed: request.consentConfirmed };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
-    const speech = cloning ? { ...request.speech, clone: await cloneSpecOf(cloning, caller, deps.references) } : request.speech;
+    const speech = cloning ? { ...request.speech, clone: await cloneSpecOf(cloning, caller, deps) } : request.speech;
     const called = performance.now();
     const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), speech }, request.fields, signal);
     if (response.clone) setCloneHeaders(res, response.clone);

@@ -13,7 +13,7 @@
  *   against the `job_token` profile per client address (right or wrong token), so tokens cannot be
  *   guessed at speed;
  * - an empty requirement `{}` beside others: the credential is optional (e.g. registering from a
- *   guest session or without one).
+ *   guest session or without one); one that is given is checked (a wrong one is refused).
  * The caller is counted against its rate profile (RateLimit-* headers on every answer) and stored
  * in res.locals for the handler.
  */
@@ -138,7 +138,8 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       if (!decision.allowed) throw new RateLimitedError(decision);
       res.locals.rateLimit = decision;
       caller = { method: 'studio', principal, rateProfile: profile, subject };
-    } else if (policy.anonymous) {
+    } else if (policy.anonymous && !(policy.apiKey && apiKeyOf(req.get('x-api-key'), req.get('authorization')) !== undefined)) {
+      // No credential given (a key given where one is accepted is checked below, like anywhere else).
       caller = { method: 'public' };
     } else if (!policy.apiKey && !policy.challenge) {
       // A studio operation without a session; or an administrator operation: a key or a pass does

@@ -3,7 +3,7 @@
  * to start a child) without gRPC, telemetry or storage: the launcher imports this entry instead of
  * the index, which keeps it ~25 MB (PSS) smaller.
  */
-export { ConfigError, envEnum, envInt, envLogLevel, envOptional, envString } from './config/env.js';
+export { ConfigError, envBool, envEnum, envInt, envLogLevel, envOptional, envString } from './config/env.js';
 export { createLogger, setLogLevel, type Logger, type LogLevel } from './logging/logger.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { nodeArgsFor } from './process/node-args.js';

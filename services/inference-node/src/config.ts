@@ -196,9 +196,14 @@ function declaresWorkspaces(file: string): boolean {
   }
 }
 
+/** The Silero VAD model installed on the model search path (where `npm run models` puts it), or undefined. */
+export function installedVadModel(modelDirs: readonly string[]): string | undefined {
+  return modelDirs.map((dir) => path.join(dir, 'analysis', 'silero-vad', 'silero_vad.onnx')).find((file) => existsSync(file));
+}
+
 /** The Silero VAD model found where TTS_VAD_MODEL's documentation says, or undefined. */
 function defaultVadModel(modelDirs: readonly string[]): string | undefined {
-  const installed = modelDirs.map((dir) => path.join(dir, 'analysis', 'silero-vad', 'silero_vad.onnx')).find((file) => existsSync(file));
+  const installed = installedVadModel(modelDirs);
   if (installed !== undefined) return installed;
   const root = packageRoot();
   if (root === undefined) return undefined;

@@ -11,7 +11,7 @@ import { EngineRegistry } from './engines/registry.js';
 import { Admission } from './domain/admission.js';
 import type { NodeContext } from './domain/node-context.js';
 import { warmUp } from './domain/warmup.js';
-import { loadNodeConfig, type NodeConfig } from './config.js';
+import { installedVadModel, loadNodeConfig, type NodeConfig } from './config.js';
 import { createSileroVad, type SileroVad } from './vad/index.js';
 import { listVoices } from './handlers/list-voices.js';
 import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
@@ -44,7 +44,13 @@ export interface RunningNode {
 
 /** Loads engines, listens, warms up and registers. Resolves once the node is READY. */
 export async function start(options: NodeStartOptions = {}): Promise<RunningNode> {
-  const config: NodeConfig = { ...loadNodeConfig(), ...stripUndefined(options) };
+  const fromEnv = loadNodeConfig();
+  const config: NodeConfig = {
+    ...fromEnv,
+    // A model search path given here is where the VAD is looked for too (unless a model is named).
+    ...(options.modelDirs !== undefined && !('vadModel' in options) && process.env['TTS_VAD_MODEL'] === undefined ? { vadModel: installedVadModel(options.modelDirs) } : {}),
+    ...stripUndefined(options),
+  };
   checkPlaintextListen(config, config.grpcTls);
   setLogLevel(config.logLevel);
   const logger = options.logger ?? createLogger('inference-node', { node_id: config.nodeId });

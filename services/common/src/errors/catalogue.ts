@@ -123,6 +123,7 @@ export const ERROR_CATALOGUE = {
     http: 503, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The analysis model this operation needs is not installed on the inference nodes.',
     hint: 'Install the models (`npm run models -- install --all`) and restart the nodes.', openaiType: 'server_error', retryable: true,
   },
+  REFERENCE_CHECK_FAILED: invalid('The stored reference clip did not pass the reference check (its failed checks are named), so it cannot be cloned.', 'Record or upload a clip that passes POST /api/reference/validate (3-10 s of one person speaking, mono, at least 16 kHz) and clone that one.'),
   CONSENT_REQUIRED: invalid('Cloning a voice needs the consent of its speaker, confirmed in the request.', 'Send consent_confirmed: true once you hold the speaker\'s consent; the confirmation is recorded in the consent audit.'),
   // Pronunciation lexicons (an API key's, a studio user's, a studio preset's).
   LEXICON_WORD_INVALID: invalid('A lexicon entry\'s word is empty, has too many words, or holds a character other than letters, digits and \' \u2019 . & + # _ -.', 'Send one word or a phrase of up to 8 words; the message names the character at fault.'),

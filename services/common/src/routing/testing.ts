@@ -38,6 +38,7 @@ export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): No
     queuedWorkSeconds: o.queued ?? 0,
     version: 'test',
     startedUnixMs: 0,
+    analysis: [],
     warmup: undefined,
   };
 }

@@ -4,10 +4,12 @@
  * clips are measured on.
  */
 import type { Logger } from '@tts/common';
+import type { AnalysisFeature } from '@tts/proto/synthesis';
 import type { NodeConfig } from '../config.js';
 import { createSileroVad, type SileroVad } from '../vad/index.js';
 import type { AnalysisModels, SpeechModels } from './reference.js';
 import { ClipMeasurer } from './clip-measurements.js';
+import { analysisFeatures, installCommand } from './features.js';
 import { loadSpeechModels } from './speech-models.js';
 import { loadWatermarkKeys, type WatermarkKeyring } from './watermark-keys.js';
 
@@ -19,6 +21,8 @@ export interface AnalysisContext {
   readonly maxAnalysisSec: number;
   readonly maxTranscribeSec: number;
   readonly watermark: WatermarkKeyring;
+  /** Each analysis feature and whether its models are installed (features.ts), found at start. */
+  readonly features: readonly AnalysisFeature[];
   close(): Promise<void>;
 }
 
@@ -27,6 +31,11 @@ export async function createAnalysisContext(config: NodeConfig, logger: Logger, 
   let vad: Promise<SileroVad | undefined> | undefined;
   let speech: Promise<SpeechModels | undefined> | undefined;
   const ownVad = shared.vad === undefined;
+  const features = Object.freeze(await analysisFeatures(config));
+  const missing = features.filter((f) => !f.available);
+  if (missing.length > 0) {
+    logger.warn('analysis features unavailable: their models are not installed', { features: missing.map((f) => f.name), models: [...new Set(missing.flatMap((f) => f.missingModels))], install: installCommand(config.modelDirs) });
+  }
   const measurer = new ClipMeasurer();
   const models: AnalysisModels = {
     vad(): Promise<SileroVad | undefined> {
@@ -54,6 +63,7 @@ export async function createAnalysisContext(config: NodeConfig, logger: Logger, 
     maxAnalysisSec: config.maxAnalysisSec,
     maxTranscribeSec: config.maxTranscribeSec,
     watermark: await loadWatermarkKeys(config, logger),
+    features,
     async close() {
       if (ownVad) await (await vad)?.close();
       await (await speech)?.close?.();

@@ -6,10 +6,12 @@
  */
 import { REFERENCE_GUIDELINE, TtsError } from '@tts/common';
 import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
+import type { AnalysisFeature } from '@tts/proto/synthesis';
 import { open, readFile } from 'node:fs/promises';
 import { decodeWav, decodeWithFfmpeg, probeAudio, resample, type DecodedWav, type PcmAudio } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
 import type { AlignedWord, AlignOptions } from './align.js';
+import { requireFeature } from './features.js';
 import type { ClipMeasurements, MeasureRequest } from './clip-measurements.js';
 import type { LevelFacts, PitchFacts } from './measure.js';
 import { suffixOf, type ReceivedUpload } from './upload.js';
@@ -63,15 +65,24 @@ export interface ReferenceOptions {
   /** Longest part measured, s. */
   readonly maxAnalysisSec: number;
   readonly signal?: AbortSignal;
+  /** The node's analysis features (features.ts): a missing one is refused by name. */
+  readonly features?: readonly AnalysisFeature[];
 }
 
-/** Analyses an uploaded clip. Throws AUDIO_DECODE_FAILED for data that is not audio. */
+/**
+ * Analyses an uploaded clip. Throws AUDIO_DECODE_FAILED for data that is not audio, and
+ * ANALYSIS_UNAVAILABLE without a VAD: the speech level, speech ratio and silences are measured on
+ * the speech it finds, and without it they would be figures of nothing (a speech level of -inf).
+ */
 export async function analyzeReference(upload: ReceivedUpload, models: AnalysisModels, options: ReferenceOptions): Promise<ReferenceAnalysis> {
   const started = performance.now();
   const { facts, native } = await decodeUpload(upload, options.maxAnalysisSec, options.signal);
+  // Bad input is reported as such (above) even where a model is missing.
+  requireFeature(options.features ?? [], 'vad');
   const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
   const vad = await models.vad();
-  const segments: SpeechSegment[] = vad ? await vad.segments({ samples: pcm, sampleRate: ANALYSIS_RATE }) : [];
+  if (!vad) throw new TtsError('ANALYSIS_UNAVAILABLE', 'Voice activity detection (needed to measure the speech in a clip) could not load on this node.');
+  const segments: SpeechSegment[] = await vad.segments({ samples: pcm, sampleRate: ANALYSIS_RATE });
   const speech = options.transcribe ? await models.speech() : undefined;
   // Recognition runs on libuv's threads: started first, it overlaps the measurements below.
   const transcriptionWork = speech ? transcribeWith(speech, pcm) : Promise.resolve(undefined);
@@ -89,7 +100,7 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
   const failedChecks = guidelineFailures(facts);
   return {
     audio: facts,
-    warnings: [...failedChecks.map((code) => guidelineWarning(code, facts)), ...qualityWarnings(levels, vad !== undefined, speakerCheck.speakers)],
+    warnings: [...failedChecks.map((code) => guidelineWarning(code, facts)), ...qualityWarnings(levels, speakerCheck.speakers)],
     failedChecks,
     speechRatio: levels.speechRatio,
     leadingSilenceSec: levels.leadingSilenceSec,
@@ -112,9 +123,10 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
 }
 
 /** Transcribes an uploaded clip (its first `maxSec` seconds). Throws ANALYSIS_UNAVAILABLE without a recognizer. */
-export async function transcribeUpload(upload: ReceivedUpload, models: AnalysisModels, maxSec: number, signal?: AbortSignal): Promise<Transcription> {
+export async function transcribeUpload(upload: ReceivedUpload, models: AnalysisModels, maxSec: number, signal?: AbortSignal, features: readonly AnalysisFeature[] = []): Promise<Transcription> {
   // Bad input is reported as such even where the recognizer is missing.
   const { native } = await decodeUpload(upload, maxSec, signal);
+  requireFeature(features, 'transcription');
   const speech = await models.speech();
   if (!speech) throw new TtsError('ANALYSIS_UNAVAILABLE', 'No speech recognition model is installed on this node.');
   const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
@@ -208,17 +220,16 @@ function guidelineWarning(code: string, facts: AudioFacts): AnalysisWarning {
   }
 }
 
-function qualityWarnings(levels: LevelFacts, hasVad: boolean, speakers: number): AnalysisWarning[] {
+function qualityWarnings(levels: LevelFacts, speakers: number): AnalysisWarning[] {
   const t = WARNING_THRESHOLDS;
   const out: AnalysisWarning[] = [];
   if (levels.clippedRatio > t.clippedRatio) out.push({ code: 'CLIPPING', message: `${(levels.clippedRatio * 100).toFixed(2)} % of the samples are at full scale; record at a lower gain.` });
-  if (levels.speechLevelDbfs < t.quietDbfs) out.push({ code: 'TOO_QUIET', message: `The speech level is ${fmtDb(levels.speechLevelDbfs)} dBFS (below ${t.quietDbfs}); record closer to the microphone or at a higher gain.` });
-  if (hasVad) {
-    if (levels.speechRatio < t.speechRatio) out.push({ code: 'LOW_SPEECH_RATIO', message: `Only ${(levels.speechRatio * 100).toFixed(0)} % of the clip is speech; trim silence, music and noise.` });
-    if (levels.speechRatio > 0 && levels.leadingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_LEADING_SILENCE', message: `Speech starts after ${levels.leadingSilenceSec.toFixed(1)} s; trim the start.` });
-    if (levels.speechRatio > 0 && levels.trailingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_TRAILING_SILENCE', message: `${levels.trailingSilenceSec.toFixed(1)} s of silence follow the speech; trim the end.` });
-    if (levels.speechRatio > 0 && levels.snrDb < t.snrDb) out.push({ code: 'LOW_SNR', message: `The speech is about ${levels.snrDb.toFixed(0)} dB above the background noise (below ${t.snrDb} dB); record in a quieter place.` });
-  }
+  if (!Number.isFinite(levels.speechLevelDbfs)) out.push({ code: 'TOO_QUIET', message: 'No speech was found in the clip; record one person speaking, close to the microphone.' });
+  else if (levels.speechLevelDbfs < t.quietDbfs) out.push({ code: 'TOO_QUIET', message: `The speech level is ${levels.speechLevelDbfs.toFixed(1)} dBFS (below ${t.quietDbfs}); record closer to the microphone or at a higher gain.` });
+  if (levels.speechRatio < t.speechRatio) out.push({ code: 'LOW_SPEECH_RATIO', message: `Only ${(levels.speechRatio * 100).toFixed(0)} % of the clip is speech; trim silence, music and noise.` });
+  if (levels.speechRatio > 0 && levels.leadingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_LEADING_SILENCE', message: `Speech starts after ${levels.leadingSilenceSec.toFixed(1)} s; trim the start.` });
+  if (levels.speechRatio > 0 && levels.trailingSilenceSec > t.edgeSilenceSec) out.push({ code: 'LONG_TRAILING_SILENCE', message: `${levels.trailingSilenceSec.toFixed(1)} s of silence follow the speech; trim the end.` });
+  if (levels.speechRatio > 0 && levels.snrDb < t.snrDb) out.push({ code: 'LOW_SNR', message: `The speech is about ${levels.snrDb.toFixed(0)} dB above the background noise (below ${t.snrDb} dB); record in a quieter place.` });
   if (speakers > 1) out.push({ code: 'MULTIPLE_SPEAKERS', message: 'The clip seems to hold more than one voice; a reference should hold one speaker only.' });
   return out;
 }
@@ -276,4 +287,3 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 const finite = (db: number): number => (Number.isFinite(db) ? db : -200);
-const fmtDb = (db: number): string => (Number.isFinite(db) ? db.toFixed(1) : '-inf');

@@ -45,9 +45,9 @@ export function audioAnalyzer(ctx: NodeContext): AudioAnalyzerServer {
   const a = ctx.analysis;
   return {
     analyzeReference: uploadHandler(ctx, 'analyze reference', (upload, signal) =>
-      analyzeReference(upload, a.models, { transcribe: upload.header.transcribe, maxAnalysisSec: a.maxAnalysisSec, signal }),
+      analyzeReference(upload, a.models, { transcribe: upload.header.transcribe, maxAnalysisSec: a.maxAnalysisSec, signal, features: a.features }),
     ),
-    transcribe: uploadHandler(ctx, 'transcribe', (upload, signal) => transcribeUpload(upload, a.models, a.maxTranscribeSec, signal)),
+    transcribe: uploadHandler(ctx, 'transcribe', (upload, signal) => transcribeUpload(upload, a.models, a.maxTranscribeSec, signal, a.features)),
     detectWatermark: uploadHandler(ctx, 'detect watermark', (upload, signal) => detectWatermarkInUpload(upload, a, signal)),
   };
 }

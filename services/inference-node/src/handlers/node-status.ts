@@ -44,6 +44,7 @@ export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
     version: VERSION,
     startedUnixMs: ctx.startedUnixMs,
     warmup: ctx.warmup,
+    analysis: [...ctx.analysis.features],
   };
 }
 

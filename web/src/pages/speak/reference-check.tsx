@@ -15,7 +15,7 @@ export function failedCheckText(code: string): string {
 }
 
 /** The validation of a clip, for the person who sent it. */
-export function ReferenceCheck({ result }: { result: ReferenceValidation }) {
+export function ReferenceCheck({ result, transcriptionUnavailable = false }: { result: ReferenceValidation; transcriptionUnavailable?: boolean }) {
   return (
     <div class="reference-check" data-passed={String(result.passed)}>
       <p class={result.passed ? 'ok' : 'warn'}>
@@ -47,7 +47,7 @@ export function ReferenceCheck({ result }: { result: ReferenceValidation }) {
         </>
       )}
       <h3>Transcript</h3>
-      <p class="transcript">{result.transcription ? (result.transcription.text || 'No words were recognized.') : 'Not transcribed.'}</p>
+      <p class="transcript">{result.transcription ? (result.transcription.text || 'No words were recognized.') : transcriptionUnavailable ? 'Not transcribed: speech recognition is not installed on this server.' : 'Not transcribed.'}</p>
       {result.reference_id === null && <p class="warn">The clip was not kept{result.not_stored_reason ? `: ${result.not_stored_reason}` : ''}. Upload a shorter clip to clone it.</p>}
     </div>
   );

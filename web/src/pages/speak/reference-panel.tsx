@@ -6,7 +6,7 @@
  * that owns clips: a studio session or an API key; without one the panel says where to get one.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { getJson, request, type ReferenceValidation, type Terms } from '../../lib/api.js';
+import { getJson, request, type AnalysisFeatures, type ReferenceValidation, type Terms } from '../../lib/api.js';
 import { messageFor } from '../../lib/messages.js';
 import { KeyGate } from '../../components/key-gate.js';
 import { ReferenceCheck } from './reference-check.js';
@@ -23,6 +23,29 @@ export interface ReferencePanelProps {
   readonly canSpeak: boolean;
   /** Speaks the page's text like the clip (consent given and terms accepted). */
   readonly onSpeak: (referenceId: string) => void;
+  /** What the server's analysis can do (GET /api/capabilities), undefined until known. */
+  readonly analysis: AnalysisFeatures | undefined;
+}
+
+/** Cloning cannot work on this server: which models are missing and how they are installed. */
+function CloningUnavailable({ analysis }: { analysis: AnalysisFeatures }) {
+  const missing = [...new Set([...analysis.vad.missing_models, ...analysis.cloning.missing_models])];
+  return (
+    <div class="clone-unavailable stack" id="clone-unavailable">
+      <p class="warn">
+        Cloning is not available on this server right now:{' '}
+        {missing.length > 0 ? (
+          <>
+            its inference nodes lack the voice analysis models it needs ({missing.join(', ')}). An administrator installs them with <code>npm run models -- install --all</code>, run
+            with the data folder the nodes use (DATA_DIR or TTS_MODEL_DIR), then restarts the nodes.
+          </>
+        ) : (
+          analysis.cloning.reason ?? 'no inference node can analyse voices.'
+        )}
+      </p>
+      <p class="hint">Speaking with the voices above works as usual.</p>
+    </div>
+  );
 }
 
 function NoIdentity() {
@@ -37,7 +60,7 @@ function NoIdentity() {
   );
 }
 
-function Panel({ auth, canSpeak, onSpeak }: ReferencePanelProps & { auth: CloneAuth }) {
+function Panel({ auth, canSpeak, onSpeak, analysis }: ReferencePanelProps & { auth: CloneAuth }) {
   const recorder = useRecorder();
   const [checking, setChecking] = useState(false);
   const [result, setResult] = useState<ReferenceValidation | undefined>();
@@ -98,7 +121,8 @@ function Panel({ auth, canSpeak, onSpeak }: ReferencePanelProps & { auth: CloneA
     }
   }
 
-  const ready = result?.reference_id && consent && terms && canSpeak && !checking && !recorder.recording;
+  const ready = result?.passed && result.reference_id && consent && terms && canSpeak && !checking && !recorder.recording;
+  const why = !consent ? 'Confirm the consent above first.' : !canSpeak ? 'Type the text to speak above first.' : '';
   return (
     <div class="reference-panel stack">
       <p class="hint">A clip of 3 to 10 seconds of one person speaking clearly, mono, at least 16 kHz. It is kept for you for 24 hours.</p>
@@ -128,8 +152,11 @@ function Panel({ auth, canSpeak, onSpeak }: ReferencePanelProps & { auth: CloneA
       <div role="status" aria-live="polite" class="status">
         {recorder.recording ? <p class="recording-state">Recording: {recorder.seconds} s</p> : status && <p>{status}</p>}
       </div>
-      {result && <ReferenceCheck result={result} />}
-      {result?.reference_id && terms && (
+      {result && <ReferenceCheck result={result} transcriptionUnavailable={analysis?.transcription.available === false} />}
+      {result && !result.passed && (
+        <p class="warn not-clonable">This clip did not pass the check, so it cannot be used to clone a voice. Record or upload another clip.</p>
+      )}
+      {result?.passed && result.reference_id && terms && (
         <>
           <details class="terms">
             <summary>{terms.title} (version {terms.version})</summary>
@@ -144,10 +171,14 @@ function Panel({ auth, canSpeak, onSpeak }: ReferencePanelProps & { auth: CloneA
             <label for="consent">I have the consent of the person speaking in this clip to clone their voice, and I accept the terms of use.</label>
           </div>
           <div class="actions">
-            <button type="button" onClick={() => void speak()} disabled={!ready}>
+            <button type="button" onClick={() => void speak()} disabled={!ready} aria-describedby={why ? 'clone-why' : undefined}>
               Speak in this voice
             </button>
-            {!canSpeak && <span class="hint">Type the text to speak above first.</span>}
+            {why && (
+              <span id="clone-why" class="hint">
+                {why}
+              </span>
+            )}
           </div>
         </>
       )}
@@ -166,8 +197,9 @@ export function ReferencePanel(props: ReferencePanelProps) {
     <details class="card clone-card">
       <summary>
         <h2>Speak in a voice of your own</h2>
+        {props.analysis && !props.analysis.cloning.available && <span class="hint"> Not available on this server: open for why.</span>}
       </summary>
-      {props.auth ? <Panel {...props} auth={props.auth} /> : <NoIdentity />}
+      {props.analysis && !props.analysis.cloning.available ? <CloningUnavailable analysis={props.analysis} /> : props.auth ? <Panel {...props} auth={props.auth} /> : <NoIdentity />}
     </details>
   );
 }

@@ -9,7 +9,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { getJson, type Voice, type WebConfig } from '../../lib/api.js';
+import { getJson, request, type AnalysisFeatures, type CallerLimits, type Voice, type WebConfig } from '../../lib/api.js';
 import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
 import { ForgetKey } from '../../components/key-gate.js';
@@ -59,6 +59,19 @@ export function TtsPage() {
   const [previewing, setPreviewing] = useState(false);
   const [previewUrl, setPreviewUrl] = useState<string | undefined>();
   const [streamed, setStreamed] = useState(false);
+  const [analysis, setAnalysis] = useState<AnalysisFeatures | undefined>();
+  /** The caller's own limits (the web config asked with its credential): a key's or a studio user's tier, else the anonymous visitor's. */
+  const [own, setOwn] = useState<CallerLimits | undefined>();
+
+  // What the server's analysis can do: the reference panel offers cloning only when it works.
+  useEffect(() => {
+    getJson<{ analysis?: AnalysisFeatures }>('/api/capabilities').then((c) => setAnalysis(c.analysis), () => setAnalysis(undefined));
+  }, []);
+
+  useEffect(() => {
+    setOwn(undefined);
+    request<{ caller_limits: CallerLimits }>('GET', '/api/web/config', { auth }).then(({ body }) => setOwn(body.caller_limits), (err: unknown) => setError(messageFor(err)));
+  }, [auth, creds.studioToken, creds.apiKey]);
 
   useEffect(() => {
     let stopped = false;
@@ -68,7 +81,6 @@ export function TtsPage() {
         const [c, v] = await Promise.all([getJson<WebConfig>('/api/web/config'), getJson<{ voices: Voice[]; default_voice: string }>('/v1/audio/voices')]);
         if (stopped) return;
         setConfig(c);
-        setRemaining(`Up to ${c.rate_limit.limit} requests per ${c.rate_limit.window_sec === 60 ? 'minute' : `${c.rate_limit.window_sec} seconds`}`);
         if (v.voices.length === 0) {
           setTimeout(() => void load(), 2000);
           return;
@@ -100,10 +112,26 @@ export function TtsPage() {
   const grouped = useMemo(() => groupVoices(voices), [voices]);
   const formats = (config?.formats ?? ['wav']).filter((f) => PLAYABLE.includes(f));
   const speedRange = config?.speed ?? { min: 0.25, max: 4, default: 1 };
-  const limit = config?.max_text_chars ?? 0;
+  const limit = own?.max_text_chars ?? 0;
   const tooLong = limit > 0 && text.length > limit;
   const busy = phase === 'verifying' || phase === 'queued' || phase === 'running' || phase === 'streaming';
   const ready = config !== undefined && voice !== '' && text.trim() !== '' && !tooLong && !busy;
+  /** Why Speak is disabled, in words ('' when it is not, or while it works). */
+  const whyNot = busy || ready
+    ? ''
+    : config === undefined
+      ? 'Loading the settings…'
+      : voice === ''
+        ? 'Waiting for the voices to load…'
+        : text.trim() === ''
+          ? 'Type some text to speak first.'
+          : `The text has ${text.length} characters; your limit is ${limit}. Remove ${text.length - limit} to speak it.`;
+  const per = (windowSec: number): string => (windowSec === 60 ? 'minute' : `${windowSec} seconds`);
+  const rateText = !own
+    ? ''
+    : own.identity === 'anonymous'
+      ? `Up to ${own.rate_limit.limit} requests per ${per(own.rate_limit.window_sec)}`
+      : `Your limits: ${own.max_text_chars} characters per request, ${own.rate_limit.limit} requests per ${per(own.rate_limit.window_sec)}`;
 
   function chooseVoice(id: string) {
     setVoice(id);
@@ -224,7 +252,7 @@ export function TtsPage() {
         <label for="text">Text</label>
         <textarea id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
         <p id="counter" class={tooLong ? 'counter over' : 'counter'}>
-          {text.length} / {limit || '…'} characters
+          {limit > 0 ? `${text.length} / ${limit} characters` : `${text.length} characters`}
         </p>
         <label for="voice">Voice</label>
         <select id="voice" name="voice" value={voice} onChange={(e) => chooseVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
@@ -265,16 +293,21 @@ export function TtsPage() {
           </div>
         </div>
         <div class="actions">
-          <button type="submit" disabled={!ready}>
+          <button type="submit" disabled={!ready} aria-describedby={whyNot ? 'speak-why' : undefined}>
             {phase === 'verifying' ? 'Verifying your browser…' : busy ? 'Synthesizing…' : 'Speak'}
           </button>
           {creds.apiKey && canStream() && (
-            <button type="button" class="secondary" onClick={() => void stream()} disabled={!ready}>
+            <button type="button" class="secondary" onClick={() => void stream()} disabled={!ready} aria-describedby={whyNot ? 'speak-why' : undefined}>
               Stream
             </button>
           )}
-          <span class="limit">{remaining}</span>
+          <span class="limit">{remaining || rateText}</span>
         </div>
+        {whyNot && (
+          <p id="speak-why" class="hint speak-why">
+            {whyNot}
+          </p>
+        )}
         <div id="status" role="status" aria-live="polite" class="status">
           {phase === 'verifying' && <p>Verifying your browser…</p>}
           {phase === 'streaming' && <p>Streaming: playing while the speech arrives…</p>}
@@ -307,7 +340,7 @@ export function TtsPage() {
           </section>
         )}
       </form>
-      <ReferencePanel auth={auth === 'none' ? undefined : auth} canSpeak={ready} onSpeak={(id) => void speakLike(id)} />
+      <ReferencePanel auth={auth === 'none' ? undefined : auth} canSpeak={ready} onSpeak={(id) => void speakLike(id)} analysis={analysis} />
     </div>
   );
 }
