@@ -7,7 +7,7 @@
  * (default 10): its idle latency. Then the first key ("flood") keeps BENCH_FAIRNESS_PARALLEL
  * (default 8) requests of BENCH_FAIRNESS_CHARS characters (default 5000, the pro tier's longest
  * text) to festival:slt in flight for BENCH_FAIRNESS_LOAD_SEC seconds (default 40), sending the next
- * as soon as one answers, while the victim goes on as before. Reports the victim's latency under
+ * as soon as one answers (after its Retry-After when refused), while the victim goes on as before. Reports the victim's latency under
  * load against idle per engine (p50, p95, max), its answers by status and code, and the flood's
  * answers. Target: the victim's p50 under load within 2x its idle p50 on both engines, and no 503.
  * Writes bench/results/fairness.json.
@@ -34,6 +34,7 @@ interface Outcome {
   readonly ms: number;
   readonly status: number;
   readonly code: string | undefined;
+  readonly retryAfter: number | undefined;
 }
 
 /** One `POST /api/tts` (wav) with `key`; never rejects (a socket error is status 0). */
@@ -60,11 +61,12 @@ function tts(p: LaunchedPlatform, key: string, text: string, voice: string): Pro
             code = 'unparsable';
           }
         }
-        resolve({ voice, ms: performance.now() - t, status: res.statusCode ?? 0, code });
+        const retry = res.headers['retry-after'];
+        resolve({ voice, ms: performance.now() - t, status: res.statusCode ?? 0, code, retryAfter: retry === undefined ? undefined : Number(retry) });
       });
-      res.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket' }));
+      res.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket', retryAfter: undefined }));
     });
-    req.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket' }));
+    req.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket', retryAfter: undefined }));
     req.end(body);
   });
 }
@@ -111,7 +113,7 @@ let out;
 try {
   const floodKey = await createKey(platform, 'bench-flood', 'pro');
   const victimKey = await createKey(platform, 'bench-victim', 'pro');
-  const longText = harvardText(CHARS);
+  const longText = harvardText(CHARS).slice(0, CHARS);
   // Warm-up: both voices answer once, and the node measures festival's seconds per character.
   for (const voice of VICTIM_VOICES) await tts(platform, victimKey, 'Warm up.', voice);
   await tts(platform, floodKey, harvardText(500), 'festival:slt');
@@ -122,7 +124,12 @@ try {
   const loadEnd = performance.now() + LOAD_SEC * 1000;
   const flood: Outcome[] = [];
   const flooding = Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (performance.now() < loadEnd) flood.push(await tts(platform, floodKey, longText, 'festival:slt'));
+    while (performance.now() < loadEnd) {
+      const o = await tts(platform, floodKey, longText, 'festival:slt');
+      flood.push(o);
+      // A refused request is sent again after its Retry-After, as a well-behaved client does.
+      if (o.status !== 200) await new Promise((resolve) => setTimeout(resolve, 1000 * (o.retryAfter ?? 1)));
+    }
   }));
   // The flood's requests reach the node before the victim's first one under load.
   await new Promise((resolve) => setTimeout(resolve, 1000));
