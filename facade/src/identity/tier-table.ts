@@ -18,18 +18,18 @@ export const MAX_TIER_CONCURRENCY = 1000;
 
 /**
  * Parses `name=integer` pairs of `variable` separated by commas (blank = none). Throws ConfigError
- * naming the variable for an unknown tier, a repeated tier, or a value `valid` refuses.
+ * naming the variable for an unknown tier, a repeated tier, or a value `what.valid` refuses.
  */
-function parseTierIntegers(variable: string, value: string | undefined, valid: (n: number) => boolean, range: string): Readonly<Record<string, number>> {
+function parseTierIntegers(variable: string, value: string | undefined, what: { readonly noun: string; readonly example: string; readonly range: string; readonly valid: (n: number) => boolean }): Readonly<Record<string, number>> {
   const values: Record<string, number> = {};
   for (const pair of (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
     const m = /^([a-z_]+)=(\d+)$/.exec(pair);
-    if (m === null) throw new ConfigError(variable, `'${pair}' is not tier=value (e.g. pro=8)`);
+    if (m === null) throw new ConfigError(variable, `'${pair}' is not tier=${what.noun} (e.g. ${what.example})`);
     const [, name, digits] = m as unknown as [string, string, string];
     if (!TIERS.some((t) => t.name === name)) throw new ConfigError(variable, `'${name}' is not a tier (${TIERS.map((t) => t.name).join(', ')})`);
     if (name in values) throw new ConfigError(variable, `tier '${name}' is given twice`);
     const n = Number(digits);
-    if (!valid(n)) throw new ConfigError(variable, `the value of '${name}' must be an integer from ${range}`);
+    if (!what.valid(n)) throw new ConfigError(variable, `the ${what.noun} of '${name}' must be an integer from ${what.range}`);
     values[name] = n;
   }
   return Object.freeze(values);
@@ -40,7 +40,7 @@ function parseTierIntegers(variable: string, value: string | undefined, valid: (
  * variable for an unknown tier, a repeated tier, or a rate that is not an integer from 1 to 100000.
  */
 export function parseTierRates(value: string | undefined): Readonly<Record<string, number>> {
-  return parseTierIntegers(TIER_RATE_VARIABLE, value, isValidRatePerMinute, `${MIN_RATE_PER_MINUTE} to ${MAX_RATE_PER_MINUTE}`);
+  return parseTierIntegers(TIER_RATE_VARIABLE, value, { noun: 'rate', example: 'pro=1200', range: `${MIN_RATE_PER_MINUTE} to ${MAX_RATE_PER_MINUTE}`, valid: isValidRatePerMinute });
 }
 
 /**
@@ -49,7 +49,7 @@ export function parseTierRates(value: string | undefined): Readonly<Record<strin
  * is not an integer from 1 to 1000.
  */
 export function parseTierConcurrency(value: string | undefined): Readonly<Record<string, number>> {
-  return parseTierIntegers(TIER_CONCURRENCY_VARIABLE, value, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_TIER_CONCURRENCY, `1 to ${MAX_TIER_CONCURRENCY}`);
+  return parseTierIntegers(TIER_CONCURRENCY_VARIABLE, value, { noun: 'cap', example: 'pro=8', range: `1 to ${MAX_TIER_CONCURRENCY}`, valid: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_TIER_CONCURRENCY });
 }
 
 /** The tiers with their configured rates and concurrency caps; looked up by name. */
