@@ -18,6 +18,8 @@ export interface LaunchedPlatform {
   readonly agent: http.Agent;
   /** API keys of the benchmark's simulated clients (each key is limited to 360 calls per minute). */
   readonly apiKeys: readonly string[];
+  /** The administrator key the platform was started with (TTS_ADMIN_KEY), e.g. to create keys of other tiers. */
+  readonly adminKey: string;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
     pid: child.pid!,
     agent,
     apiKeys,
+    adminKey,
     async stop() {
       agent.destroy();
       const exited = once(child, 'exit');

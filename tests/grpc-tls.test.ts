@@ -175,7 +175,7 @@ describe('gRPC over TLS and mutual TLS', () => {
     assert.match(address, /^127\.0\.0\.1:\d+$/);
     const synth = new SynthesizerClient(address, await tlsCredentials('ca1', 'caller'));
     clients.push(synth);
-    const res = await callUnary(synth.synthesize.bind(synth), { requestId: 'tls', tenantId: '', speech: jobSpec('Synthesis over TLS.').speech });
+    const res = await callUnary(synth.synthesize.bind(synth), { requestId: 'tls', tenantId: '', tenantWeight: 0, speech: jobSpec('Synthesis over TLS.').speech });
     assert.equal(res.audio.subarray(0, 4).toString('latin1'), 'RIFF');
     // The node refuses plaintext too.
     const plainSynth = new SynthesizerClient(address, credentials.createInsecure());

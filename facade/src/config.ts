@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
-import { parseAuthMode, parseTierRates, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
+import { parseAuthMode, parseTierConcurrency, parseTierRates, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseAddressRanges, parseTrustedProxies, type AddressRanges, type TrustedProxies } from './middleware/client-address.js';
 import { CORS_ORIGINS_VARIABLE, parseCorsOrigins } from './middleware/cors.js';
 import { parseObjectives, type SloObjectives } from './slo/objectives.js';
@@ -112,6 +112,12 @@ export interface FacadeConfig {
    * overrides its tier's. @default none: every tier at 360 (TTS_TIER_RATE_PER_MINUTE)
    */
   readonly tierRates: Readonly<Record<string, number>>;
+  /**
+   * Synchronous syntheses a key of a tier may have in flight at once, by tier name: `pro=8` (integers
+   * from 1 to 1000); more are refused with 429 TTS_CONCURRENCY_LIMIT. Also the key's weight in the
+   * nodes' fair sharing of an engine. @default none: free 2, pro 4, enterprise 16 (TTS_TIER_CONCURRENCY)
+   */
+  readonly tierConcurrency: Readonly<Record<string, number>>;
   /** Leading zero bits the proof of work needs. @default 18 (TTS_CHALLENGE_DIFFICULTY) */
   readonly challengeDifficulty: number;
   /** PostgreSQL schema of the facade's tables. @default "public" (TTS_DB_SCHEMA) */
@@ -233,6 +239,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     adminKey: envOptional(env, 'TTS_ADMIN_KEY'),
     challengeSecret: envOptional(env, 'TTS_CHALLENGE_SECRET'),
     tierRates: parseTierRates(envOptional(env, TIER_RATE_VARIABLE)),
+    tierConcurrency: parseTierConcurrency(envOptional(env, TIER_CONCURRENCY_VARIABLE)),
     challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),
     dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),

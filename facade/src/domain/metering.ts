@@ -1,6 +1,7 @@
 /**
  * Metering of every request that reaches synthesis: before it, the caller's tier text length and
- * quota are checked (the stage goes back in X-Quota-Stage); after it, whatever happened, a usage
+ * quota are checked (the stage goes back in X-Quota-Stage), and a synchronous synthesis takes one
+ * of the caller's in-flight places (its tier's `concurrentRequests`; concurrency.ts); after it, whatever happened, a usage
  * event and a consent-audit record are recorded. Both are written behind the response, in batches
  * (identity/usage-recorder.ts, identity/audits.ts); `drain()` writes them (shutdown, tests). The
  * quota figures are cached per key and include this replica's records not yet written.
@@ -12,6 +13,7 @@ import type { Caller } from '../middleware/access.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
 import { studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { AccessServices } from './access-services.js';
+import { InFlightLimiter, type InFlightRelease } from './concurrency.js';
 
 /** What metering needs to know of a synthesis request. */
 export interface MeteredRequest {
@@ -23,6 +25,8 @@ export interface MeteredRequest {
   readonly textField: string;
   readonly mode: string | null;
   readonly consentConfirmed: boolean | null;
+  /** A synchronous synthesis (counted against the caller's tier's concurrentRequests); jobs are not. */
+  readonly synchronous: boolean;
 }
 
 /**
@@ -41,8 +45,18 @@ export function studioMeteredSubject(p: StudioPrincipal): { subject: QuotaSubjec
   return { subject: { keyId: studioUsageSubject(p.user.userId), dailyCharQuota: null, monthlyCharQuota: null }, tier: studioTierOf(p) };
 }
 
+/**
+ * The caller's weight in the nodes' fair sharing of an engine between tenants
+ * (SynthesizeRequest.tenant_weight): its tier's concurrency cap; 1 for callers without a tier.
+ */
+export function tenantWeightOf(caller: Caller): number {
+  return meteredSubjectOf(caller)?.tier.concurrentRequests ?? 1;
+}
+
 /** Meters synthesis requests. */
 export class Metering {
+  private readonly inFlight = new InFlightLimiter();
+
   constructor(private readonly access: AccessServices) {}
 
   /**
@@ -53,6 +67,7 @@ export class Metering {
   async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>, precheck?: () => void): Promise<void> {
     const started = performance.now();
     let quota: QuotaStatus | undefined;
+    let release: InFlightRelease | undefined;
     const metered = meteredSubjectOf(caller);
     try {
       // A request refused before synthesis (e.g. a clone without consent) is audited as refused.
@@ -60,6 +75,7 @@ export class Metering {
       if (metered) {
         checkTextLength(metered.tier, req.characters, ['body', req.textField]);
         quota = await this.access.quotas.check(metered.subject, metered.tier, req.characters);
+        if (req.synchronous) release = this.inFlight.acquire(metered.subject.keyId, metered.tier.concurrentRequests);
       }
     } catch (err) {
       this.consent(caller, req, 'refused', err);
@@ -73,6 +89,7 @@ export class Metering {
       failure = err;
       throw err;
     } finally {
+      release?.();
       const code = failure === undefined ? null : failure instanceof TtsError ? failure.code : 'INTERNAL_ERROR';
       this.access.usage.record({
         requestId: req.requestId,

@@ -17,9 +17,12 @@ import { NodeState, type NodeStatusReport } from '@tts/proto/synthesis';
 import { TtsError, callUnary, schedulerClient, synthesizerClient, createLogger, type Logger } from '@tts/common';
 import {
   candidates,
+  chargeRouted,
   createRoutingPolicy,
+  requiredEngine,
   routeOrError,
   type RoutableNode,
+  type RoutedWork,
   type RouteRequest,
   type RoutingPolicy,
   type RoutingPolicyName,
@@ -49,7 +52,7 @@ export interface NodeRouterOptions {
 }
 
 /** What routing needs of a synchronous request. */
-export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters' | 'budgetSeconds'>;
+export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters' | 'budgetSeconds' | 'tenant' | 'tenantWeight'>;
 
 /** The node chosen for a request. */
 export interface RoutedNode {
@@ -90,8 +93,9 @@ interface RouterEntry extends RoutableNode {
   /** Scheduler time of the node's report; a newer one resets routedSinceReport. */
   readonly reportedAtMs: number;
   routedSinceReport: number;
-  /** Work this facade routed to the node in the last IN_TRANSIT_MS (wall time, estimated seconds). */
-  readonly recent: { readonly atMs: number; readonly seconds: number }[];
+  routedByEngine: Map<string, RoutedWork>;
+  /** Work this facade routed to the node in the last IN_TRANSIT_MS (wall time, estimated seconds, engine and tenant). */
+  readonly recent: { readonly atMs: number; readonly seconds: number; readonly engine: string; readonly tenant: string }[];
 }
 
 /** A fetched view: the scheduler's answer and the routing entries built from it. */
@@ -146,7 +150,7 @@ export class NodeRouter {
   async pick(req: RoutedRequest, exclude: readonly string[] = []): Promise<RoutedNode> {
     this.start();
     const view = this.view ?? (await this.firstView());
-    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude, budgetSeconds: req.budgetSeconds };
+    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude, budgetSeconds: req.budgetSeconds, tenant: req.tenant, tenantWeight: req.tenantWeight };
     const trusted = this.suspects.size === 0 ? view.ready : view.ready.filter((e) => this.suspects.get(e.status.nodeId) !== e.reportedAtMs);
     // With every candidate suspect, trying one beats refusing the request.
     const decision = trusted.length > 0 && candidates(trusted, route).length > 0
@@ -155,7 +159,7 @@ export class NodeRouter {
     const now = Date.now();
     const recent = decision.entry.recent;
     while (recent.length > 0 && recent[0]!.atMs < now - IN_TRANSIT_MS) recent.shift();
-    recent.push({ atMs: now, seconds: decision.costSeconds });
+    recent.push({ atMs: now, seconds: decision.costSeconds, engine: requiredEngine(route), tenant: req.tenant ?? '' });
     return { nodeId: decision.entry.status.nodeId, address: decision.entry.status.address, estimatedStartSeconds: decision.startSeconds };
   }
 
@@ -328,12 +332,10 @@ export class NodeRouter {
       const before = previous.get(n.status.nodeId);
       const sameReport = before !== undefined && before.reportedAtMs === n.lastHeartbeatUnixMs;
       const recent = (before?.recent ?? []).filter((r) => r.atMs >= n.lastHeartbeatUnixMs - IN_TRANSIT_MS);
-      const entry: RouterEntry = {
-        status: n.status,
-        reportedAtMs: n.lastHeartbeatUnixMs,
-        routedSinceReport: sameReport ? before.routedSinceReport : recent.reduce((sum, r) => sum + r.seconds, 0),
-        recent,
-      };
+      const entry: RouterEntry = sameReport
+        ? { status: n.status, reportedAtMs: n.lastHeartbeatUnixMs, routedSinceReport: before.routedSinceReport, routedByEngine: before.routedByEngine, recent }
+        : { status: n.status, reportedAtMs: n.lastHeartbeatUnixMs, routedSinceReport: 0, routedByEngine: new Map(), recent };
+      if (!sameReport) for (const r of recent) chargeRouted(entry, r.engine, r.tenant, r.seconds);
       all.push(entry);
       if (n.healthy && n.status.state === NodeState.NODE_STATE_READY) {
         ready.push(entry);

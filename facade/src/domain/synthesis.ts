@@ -117,6 +117,9 @@ export class SynthesisGateway {
           voice: req.speech?.voice ?? '',
           engine: req.speech?.engine ?? '',
           characters: req.speech?.text.length ?? 0,
+          // Its wait is its fair share of the queue (the nodes serve tenants by weighted fair queuing).
+          tenant: req.tenantId,
+          tenantWeight: req.tenantWeight,
           // A retry has what is left of the budget.
           budgetSeconds: budgetEndMs === undefined ? undefined : Math.max(0, budgetEndMs - performance.now()) / 1000,
         }, exclude);

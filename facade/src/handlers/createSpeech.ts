@@ -1,5 +1,6 @@
 import { TtsError } from '@tts/common';
 import { speechRequestOf } from '../domain/speech-request.js';
+import { tenantWeightOf } from '../domain/metering.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { pipeAudio, pipeSse, setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
 import type { OperationHandler } from '../handler-context.js';
@@ -8,10 +9,10 @@ import type { OperationHandler } from '../handler-context.js';
 export const createSpeech: OperationHandler<'createSpeech'> = async ({ body, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
   const request = await speechRequestOf({ kind: 'openai', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon: await deps.lexicons.forSpeech(caller, undefined) });
-  const metered = { endpoint: 'POST /v1/audio/speech', requestId, characters: body.input.length, textField: 'input', mode: request.mode, consentConfirmed: request.consentConfirmed };
+  const metered = { endpoint: 'POST /v1/audio/speech', requestId, characters: body.input.length, textField: 'input', mode: request.mode, consentConfirmed: request.consentConfirmed, synchronous: true };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
-    const stream = await deps.gateway.stream({ requestId, tenantId: tenantOf(caller), speech: request.speech }, request.fields, signal);
+    const stream = await deps.gateway.stream({ requestId, tenantId: tenantOf(caller), tenantWeight: tenantWeightOf(caller), speech: request.speech }, request.fields, signal);
     setVoiceHeaders(res, { voice: stream.info.voice, engine: stream.info.engine, nodeId: stream.nodeId, sampleRate: stream.info.sampleRate });
     const metrics = body.stream_format === 'sse' ? await pipeSse(stream, res, signal) : await pipeAudio(stream, res, signal);
     if (!metrics) throw new TtsError('TTS_CANCELLED', 'The client went away before the audio was complete.');

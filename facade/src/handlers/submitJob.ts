@@ -19,7 +19,7 @@ export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps
   const owner = caller.method === 'api_key'
     ? { id: caller.key.record.keyId, kind: JobOwnerKind.JOB_OWNER_KIND_API_KEY, tier: caller.key.tier.name }
     : { id: caller.method === 'challenge' ? caller.subject : 'admin', kind: JobOwnerKind.JOB_OWNER_KIND_WEB, tier: 'web' };
-  const metered = { endpoint: 'POST /api/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed };
+  const metered = { endpoint: 'POST /api/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed, synchronous: false };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
     // A clone job carries its reference clip (the key's stored clip) to the node that runs it.

@@ -22,7 +22,7 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
   const cloning = webCloneSourceOf(form, caller);
   const base = await jobSpecOf(request, deps.cluster);
   const owner = webJobOwnerOf(caller);
-  const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed };
+  const metered = { endpoint: 'POST /api/web/jobs/tts', requestId, characters: body.text.length, textField: 'text', mode: cloning ? 'clone' : request.mode, consentConfirmed: request.consentConfirmed, synchronous: false };
   await deps.metering.run(caller, metered, async () => {
     // A clone job carries the caller's stored clip to the node that runs it.
     const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps) } } : base;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { cloneSourceOf, cloneSpecOf, requireConsent, setCloneHeaders, ttsBodyOf } from '../domain/clone-request.js';
 import { speechRequestOf } from '../domain/speech-request.js';
+import { tenantWeightOf } from '../domain/metering.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
 import { setQuotaStage, setVoiceHeaders, wordsJson } from '../presenters/audio.js';
@@ -19,12 +20,12 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: s
   const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon });
   const cloning = cloneSourceOf(body, res.locals.uploads?.find((u) => u.field === 'ref_audio'));
   const mode = cloning ? 'clone' : request.mode;
-  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode, consentConfirmed: request.consentConfirmed };
+  const metered = { endpoint: 'POST /api/tts', requestId, characters: body.text.length, textField: 'text', mode, consentConfirmed: request.consentConfirmed, synchronous: true };
   await deps.metering.run(caller, metered, async (quota) => {
     setQuotaStage(res, quota);
     const speech = cloning ? { ...request.speech, clone: await cloneSpecOf(cloning, caller, deps) } : request.speech;
     const called = performance.now();
-    const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), speech }, request.fields, signal);
+    const { response, nodeId } = await deps.gateway.synthesize({ requestId, tenantId: tenantOf(caller), tenantWeight: tenantWeightOf(caller), speech }, request.fields, signal);
     if (response.clone) setCloneHeaders(res, response.clone);
     const gatewayMs = performance.now() - called;
     setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });

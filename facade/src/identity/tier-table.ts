@@ -1,7 +1,8 @@
 /**
- * The API key tiers as this deployment runs them: the built-in tiers (tiers.ts) with the rates an
- * administrator configured (TTS_TIER_RATE_PER_MINUTE). Rates are the only deployment setting of a
- * tier: quotas and prices stay those of the published tier table.
+ * The API key tiers as this deployment runs them: the built-in tiers (tiers.ts) with the rates and
+ * concurrency caps an administrator configured (TTS_TIER_RATE_PER_MINUTE, TTS_TIER_CONCURRENCY).
+ * These are the only deployment settings of a tier: quotas and prices stay those of the published
+ * tier table.
  */
 import { ConfigError, TtsError } from '@tts/common';
 import { isValidRatePerMinute, MAX_RATE_PER_MINUTE, MIN_RATE_PER_MINUTE } from './rate-limits.js';
@@ -10,32 +11,58 @@ import { DEFAULT_TIER, TIERS, type Tier } from './tiers.js';
 /** The variable an administrator sets tier rates with: `pro=1200,enterprise=6000`. */
 export const TIER_RATE_VARIABLE = 'TTS_TIER_RATE_PER_MINUTE';
 
+/** The variable an administrator sets tiers' synchronous concurrency caps with: `pro=8,enterprise=32`. */
+export const TIER_CONCURRENCY_VARIABLE = 'TTS_TIER_CONCURRENCY';
+/** Bounds of a tier's concurrency cap. */
+export const MAX_TIER_CONCURRENCY = 1000;
+
+/**
+ * Parses `name=integer` pairs of `variable` separated by commas (blank = none). Throws ConfigError
+ * naming the variable for an unknown tier, a repeated tier, or a value `what.valid` refuses.
+ */
+function parseTierIntegers(variable: string, value: string | undefined, what: { readonly noun: string; readonly example: string; readonly range: string; readonly valid: (n: number) => boolean }): Readonly<Record<string, number>> {
+  const values: Record<string, number> = {};
+  for (const pair of (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const m = /^([a-z_]+)=(\d+)$/.exec(pair);
+    if (m === null) throw new ConfigError(variable, `'${pair}' is not tier=${what.noun} (e.g. ${what.example})`);
+    const [, name, digits] = m as unknown as [string, string, string];
+    if (!TIERS.some((t) => t.name === name)) throw new ConfigError(variable, `'${name}' is not a tier (${TIERS.map((t) => t.name).join(', ')})`);
+    if (name in values) throw new ConfigError(variable, `tier '${name}' is given twice`);
+    const n = Number(digits);
+    if (!what.valid(n)) throw new ConfigError(variable, `the ${what.noun} of '${name}' must be an integer from ${what.range}`);
+    values[name] = n;
+  }
+  return Object.freeze(values);
+}
+
 /**
  * Parses `name=rate` pairs separated by commas (blank = none). Throws ConfigError naming the
  * variable for an unknown tier, a repeated tier, or a rate that is not an integer from 1 to 100000.
  */
 export function parseTierRates(value: string | undefined): Readonly<Record<string, number>> {
-  const rates: Record<string, number> = {};
-  for (const pair of (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const m = /^([a-z_]+)=(\d+)$/.exec(pair);
-    if (m === null) throw new ConfigError(TIER_RATE_VARIABLE, `'${pair}' is not tier=rate (e.g. pro=1200)`);
-    const [, name, digits] = m as unknown as [string, string, string];
-    if (!TIERS.some((t) => t.name === name)) throw new ConfigError(TIER_RATE_VARIABLE, `'${name}' is not a tier (${TIERS.map((t) => t.name).join(', ')})`);
-    if (name in rates) throw new ConfigError(TIER_RATE_VARIABLE, `tier '${name}' is given twice`);
-    const rate = Number(digits);
-    if (!isValidRatePerMinute(rate)) throw new ConfigError(TIER_RATE_VARIABLE, `the rate of '${name}' must be an integer from ${MIN_RATE_PER_MINUTE} to ${MAX_RATE_PER_MINUTE}`);
-    rates[name] = rate;
-  }
-  return Object.freeze(rates);
+  return parseTierIntegers(TIER_RATE_VARIABLE, value, { noun: 'rate', example: 'pro=1200', range: `${MIN_RATE_PER_MINUTE} to ${MAX_RATE_PER_MINUTE}`, valid: isValidRatePerMinute });
 }
 
-/** The tiers with their configured rates; looked up by name. */
+/**
+ * Parses `name=cap` pairs (synchronous syntheses in flight per key) separated by commas (blank =
+ * none). Throws ConfigError naming the variable for an unknown tier, a repeated tier, or a cap that
+ * is not an integer from 1 to 1000.
+ */
+export function parseTierConcurrency(value: string | undefined): Readonly<Record<string, number>> {
+  return parseTierIntegers(TIER_CONCURRENCY_VARIABLE, value, { noun: 'cap', example: 'pro=8', range: `1 to ${MAX_TIER_CONCURRENCY}`, valid: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_TIER_CONCURRENCY });
+}
+
+/** The tiers with their configured rates and concurrency caps; looked up by name. */
 export class TierTable {
   readonly tiers: readonly Tier[];
 
-  /** `rates`: calls per minute by tier name (from `parseTierRates`); other tiers keep their default. */
-  constructor(rates: Readonly<Record<string, number>> = {}) {
-    this.tiers = Object.freeze(TIERS.map((t) => Object.freeze(rates[t.name] === undefined ? t : { ...t, ratePerMinute: rates[t.name]! })));
+  /**
+   * `rates`: calls per minute by tier name (from `parseTierRates`); `concurrency`: synchronous
+   * syntheses in flight per key by tier name (from `parseTierConcurrency`); other tiers keep their
+   * defaults.
+   */
+  constructor(rates: Readonly<Record<string, number>> = {}, concurrency: Readonly<Record<string, number>> = {}) {
+    this.tiers = Object.freeze(TIERS.map((t) => Object.freeze({ ...t, ratePerMinute: rates[t.name] ?? t.ratePerMinute, concurrentRequests: concurrency[t.name] ?? t.concurrentRequests })));
   }
 
   /** The tier called `name`, or undefined. */

@@ -21,20 +21,25 @@ export interface Tier {
   readonly maxTextLength: number;
   /** Asynchronous jobs a key may have queued or running at once. */
   readonly concurrentJobs: number;
+  /**
+   * Synchronous syntheses a key may have in flight at once (more: 429 TTS_CONCURRENCY_LIMIT), and
+   * the key's weight in the nodes' fair sharing of an engine between callers.
+   */
+  readonly concurrentRequests: number;
   /** Price in US dollars per million successful characters. */
   readonly pricePerMillionCharsUsd: number;
 }
 
 /**
  * The tiers, cheapest first. Rates follow the documented api_key profile (360/min) for every tier
- * (a key of any tier can be given its own rate): tiers differ by volume (quotas, text length, concurrent jobs) and price, in line with common
+ * (a key of any tier can be given its own rate): tiers differ by volume (quotas, text length, concurrent jobs and requests) and price, in line with common
  * cloud TTS offers (free trial volume; about $15 per million characters at list price, less at
  * volume).
  */
 export const TIERS: readonly Tier[] = [
-  { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, pricePerMillionCharsUsd: 0 },
-  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, pricePerMillionCharsUsd: 15 },
-  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, pricePerMillionCharsUsd: 10 },
+  { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, concurrentRequests: 2, pricePerMillionCharsUsd: 0 },
+  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, concurrentRequests: 4, pricePerMillionCharsUsd: 15 },
+  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, concurrentRequests: 16, pricePerMillionCharsUsd: 10 },
 ];
 
 /**
@@ -43,9 +48,9 @@ export const TIERS: readonly Tier[] = [
  * character (VIP is a subscription), so their price is 0.
  */
 export const STUDIO_TIERS = {
-  guest: { name: 'studio_guest', ratePerMinute: 8, dailyCharQuota: 5_000, monthlyCharQuota: 50_000, maxTextLength: 500, concurrentJobs: 1, pricePerMillionCharsUsd: 0 },
-  registered: { name: 'studio_member', ratePerMinute: 8, dailyCharQuota: 20_000, monthlyCharQuota: 200_000, maxTextLength: 2_000, concurrentJobs: 2, pricePerMillionCharsUsd: 0 },
-  vip: { name: 'studio_vip', ratePerMinute: 8, dailyCharQuota: 200_000, monthlyCharQuota: 3_000_000, maxTextLength: 10_000, concurrentJobs: 4, pricePerMillionCharsUsd: 0 },
+  guest: { name: 'studio_guest', ratePerMinute: 8, dailyCharQuota: 5_000, monthlyCharQuota: 50_000, maxTextLength: 500, concurrentJobs: 1, concurrentRequests: 1, pricePerMillionCharsUsd: 0 },
+  registered: { name: 'studio_member', ratePerMinute: 8, dailyCharQuota: 20_000, monthlyCharQuota: 200_000, maxTextLength: 2_000, concurrentJobs: 2, concurrentRequests: 2, pricePerMillionCharsUsd: 0 },
+  vip: { name: 'studio_vip', ratePerMinute: 8, dailyCharQuota: 200_000, monthlyCharQuota: 3_000_000, maxTextLength: 10_000, concurrentJobs: 4, concurrentRequests: 4, pricePerMillionCharsUsd: 0 },
 } as const satisfies Record<string, Tier>;
 
 /** The API key tier or studio tier called `name` (usage reports price both), or undefined. */

@@ -55,6 +55,7 @@ export function tierView(tier: Tier): JsonObject {
     monthly_char_quota: tier.monthlyCharQuota,
     max_text_length: tier.maxTextLength,
     concurrent_jobs: tier.concurrentJobs,
+    concurrent_requests: tier.concurrentRequests,
     price_per_million_chars_usd: tier.pricePerMillionCharsUsd,
   };
 }

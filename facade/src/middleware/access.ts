@@ -98,9 +98,9 @@ export function callerOf(res: Response): Caller {
   return res.locals.caller ?? { method: 'public' };
 }
 
-/** The tenant a synthesis is accounted to: the key or pass subject, '' for others. */
+/** The tenant a synthesis is accounted to and shared fairly by: the key, pass or studio user subject, '' for others. */
 export function tenantOf(caller: Caller): string {
-  return caller.method === 'api_key' || caller.method === 'challenge' ? caller.subject : '';
+  return caller.method === 'api_key' || caller.method === 'challenge' || caller.method === 'studio' ? caller.subject : '';
 }
 
 function apiKeyOf(header: string | undefined, authorization: string | undefined): string | undefined {

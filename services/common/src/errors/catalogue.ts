@@ -371,6 +371,10 @@ export const ERROR_CATALOGUE = {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'This credential already holds as many open long-lived streams (log streams) as it may.',
     hint: 'Close a stream you no longer read, or wait for the Retry-After delay; the cap is TTS_MAX_STREAMS_PER_CREDENTIAL per facade replica.', openaiType: 'rate_limit_error', retryable: true,
   },
+  TTS_CONCURRENCY_LIMIT: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'This caller has as many syntheses in flight as its tier allows at once.',
+    hint: 'Wait for one of your requests to finish (Retry-After), send fewer in parallel, use the asynchronous job API, or ask for a higher tier (TTS_TIER_CONCURRENCY sets the caps).', openaiType: 'rate_limit_error', retryable: true,
+  },
   QUOTA_EXCEEDED: {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The character quota of this key is used up.',
     hint: 'Wait for the quota to reset (Retry-After: next UTC day or month), send shorter text, or ask for a higher tier.', openaiType: 'rate_limit_error', retryable: true,

@@ -5,6 +5,7 @@
 export {
   ROUTING_POLICIES,
   candidates,
+  chargeRouted,
   costSeconds,
   offeringVoice,
   voiceLoadSeconds,
@@ -15,6 +16,8 @@ export {
   requiredEngine,
   secondsUntilFit,
   startSeconds,
+  type FairShare,
+  type RoutedWork,
   type RoutableNode,
   type RouteDecision,
   type RouteRequest,

@@ -8,6 +8,16 @@ function node(nodeId: string, o: NodeStatusFixture = {}): RoutableNode {
   return { status: nodeStatusFixture(nodeId, o), routedSinceReport: 0 };
 }
 
+/** Asserts that `fn` throws the TtsError `code`, and runs `check` on it. */
+function rejects(fn: () => unknown, code: string, check: (e: TtsError) => void = () => undefined): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof TtsError);
+    assert.equal(e.code, code);
+    check(e);
+    return true;
+  });
+}
+
 const req = (o: Partial<RouteRequest> = {}): RouteRequest => ({ voice: 'flite:v', engine: '', characters: 100, excludeNodeIds: [], ...o });
 const id = (n: RoutableNode | undefined): string | undefined => n?.status.nodeId;
 
@@ -70,14 +80,6 @@ describe('routing policies', () => {
 
 describe('routeOrError', () => {
   const policy = createRoutingPolicy('least-loaded-all');
-  const rejects = (fn: () => unknown, code: string, check: (e: TtsError) => void = () => undefined): void => {
-    assert.throws(fn, (e: unknown) => {
-      assert.ok(e instanceof TtsError);
-      assert.equal(e.code, code);
-      check(e);
-      return true;
-    });
-  };
 
   it('charges the chosen node with the request cost', () => {
     const a = node('a');
@@ -133,6 +135,43 @@ describe('routeOrError', () => {
     const d = routeOrError([n], [n], createRoutingPolicy('least-loaded-all'), req({ characters: 100 }));
     assert.ok(Math.abs(d.startSeconds - 3) < 1e-9, String(d.startSeconds));
     assert.ok(Math.abs(d.costSeconds - 0.2) < 1e-9, String(d.costSeconds));
+  });
+});
+
+describe('fair sharing between tenants and engines', () => {
+  /** A node with festival and espeak (1 slot each, 2.8 ms per character) and the tenants' festival work. */
+  const shared = (tenants: { tenantId: string; queuedWorkSeconds: number; weight: number }[] = []): RoutableNode => {
+    const status = nodeStatusFixture('n', { engines: ['festival', 'espeak'], voices: ['festival:slt', 'espeak:en'], capacity: 2, queued: tenants.reduce((a, t) => a + t.queuedWorkSeconds, 0), engineLoad: { capacity: 1, queuedWorkSeconds: 0, secondsPerChar: 0.0028 } });
+    const festival = status.engines.find((e) => e.name === 'festival')!;
+    festival.queuedWorkSeconds = tenants.reduce((a, t) => a + t.queuedWorkSeconds, 0);
+    festival.tenants = tenants;
+    return { status, routedSinceReport: 0, routedByEngine: new Map() };
+  };
+  const policy = createRoutingPolicy('least-loaded-all');
+
+  it('a newcomer waits for its fair share of another tenant\'s backlog, not for all of it', () => {
+    const n = shared([{ tenantId: 'flood', queuedWorkSeconds: 112, weight: 4 }]);
+    const ping = req({ voice: 'festival:slt', characters: 5, budgetSeconds: 96, tenant: 'victim', tenantWeight: 4 });
+    const d = routeOrError([n], [n], policy, ping);
+    // Its own 14 ms, and as much of the flood's (equal weights): well under a second, not 112 s.
+    assert.ok(d.startSeconds < 0.1, `start ${d.startSeconds} s`);
+    // Without a tenant, behind all of it (and refused against the same budget).
+    rejects(() => routeOrError([n], [n], policy, req({ voice: 'festival:slt', characters: 5, budgetSeconds: 96 })), 'TTS_OVERLOADED');
+    // The flood's own next request waits behind its own backlog.
+    rejects(() => routeOrError([n], [n], policy, req({ voice: 'festival:slt', characters: 5000, budgetSeconds: 96, tenant: 'flood', tenantWeight: 4 })), 'TTS_OVERLOADED');
+  });
+
+  it('counts the work routed since the report for its engine and tenant only', () => {
+    const n = shared();
+    // Eight requests of 5,000 characters of one tenant routed to festival since the node's last report.
+    for (let i = 0; i < 8; i++) routeOrError([n], [n], policy, req({ voice: 'festival:slt', characters: 5000, tenant: 'flood', tenantWeight: 4 }));
+    assert.ok(n.routedSinceReport > 100, String(n.routedSinceReport));
+    // espeak: none of it is ahead.
+    const espeak = routeOrError([n], [n], policy, req({ voice: 'espeak:en', characters: 5, budgetSeconds: 96, tenant: 'victim' }));
+    assert.equal(espeak.startSeconds, 0);
+    // festival: only the victim's share of it.
+    const festival = routeOrError([n], [n], policy, req({ voice: 'festival:slt', characters: 5, budgetSeconds: 96, tenant: 'victim' }));
+    assert.ok(festival.startSeconds < 0.1, `start ${festival.startSeconds} s`);
   });
 });
 

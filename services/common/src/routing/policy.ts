@@ -9,7 +9,10 @@
  *   reload; the better of two random candidates (power of two choices), among the nodes that offer
  *   the voice (loaded or not) when any do. Where the node reports the load of the engine the
  *   request needs (its slots, queued work and seconds per character), the estimate uses the
- *   engine's figures rather than the whole node's: a node's engines do not share their slots.
+ *   engine's figures rather than the whole node's: a node's engines do not share their slots. For a
+ *   request that names its tenant, the work ahead is its fair share (the node serves tenants by
+ *   weighted fair queuing): its tenant's own work, and of every other tenant's only as much as the
+ *   node does for that tenant while it does the request's tenant's (see startSeconds).
  * least-loaded-all: the same estimate, minimised over all candidates.
  * round-robin: in turn, for comparison.
  */
@@ -25,6 +28,32 @@ export interface RoutableNode {
   readonly status: NodeStatusReport;
   /** Work routed here since the node's last report, in estimated compute seconds. */
   routedSinceReport: number;
+  /**
+   * The same work by engine, and each engine's by tenant; without it, all of routedSinceReport
+   * counts ahead of a request for any engine.
+   */
+  routedByEngine?: Map<string, RoutedWork>;
+}
+
+/** Work routed to one engine of a node since its last report. */
+export interface RoutedWork {
+  /** Estimated compute seconds. */
+  seconds: number;
+  /** The seconds by tenant. */
+  readonly byTenant: Map<string, number>;
+}
+
+/** Adds `seconds` of `tenant`'s work for `engine` to a node's routed work. */
+export function chargeRouted(node: RoutableNode, engine: string, tenant: string, seconds: number): void {
+  node.routedSinceReport += seconds;
+  if (!node.routedByEngine) return;
+  let w = node.routedByEngine.get(engine);
+  if (!w) {
+    w = { seconds: 0, byTenant: new Map() };
+    node.routedByEngine.set(engine, w);
+  }
+  w.seconds += seconds;
+  w.byTenant.set(tenant, (w.byTenant.get(tenant) ?? 0) + seconds);
 }
 
 /** What is known of a request when routing it. */
@@ -39,6 +68,13 @@ export interface RouteRequest {
    * when no candidate fits. Undefined = no admission check.
    */
   readonly budgetSeconds?: number | undefined;
+  /**
+   * Who the request is for (SynthesizeRequest.tenant_id): its wait is estimated under the nodes'
+   * fair sharing between tenants. Undefined = behind all the work queued.
+   */
+  readonly tenant?: string | undefined;
+  /** The tenant's weight in that sharing. @default 1 */
+  readonly tenantWeight?: number | undefined;
 }
 
 /** The chosen node and the estimate that chose it. */
@@ -66,7 +102,7 @@ export function candidates<N extends RoutableNode>(ready: readonly N[], req: Rou
 }
 
 /** The load figures of `engine` on the node when it reports them (its slots), else undefined. */
-function engineLoad(node: RoutableNode, engine: string): { capacity: number; queuedWorkSeconds: number; secondsPerChar: number } | undefined {
+function engineLoad(node: RoutableNode, engine: string): NodeStatusReport['engines'][number] | undefined {
   if (engine === '') return undefined;
   const info = node.status.engines.find((x) => x.name === engine);
   return info !== undefined && info.capacity > 0 && info.secondsPerChar > 0 ? info : undefined;
@@ -97,22 +133,53 @@ export function costSeconds(node: RoutableNode, characters: number, engine = '')
   return characters * (engineLoad(node, engine)?.secondsPerChar ?? node.status.secondsPerChar);
 }
 
+/** Whom a start estimate is for: the tenant, its weight and the compute seconds of its request. */
+export interface FairShare {
+  readonly tenant: string;
+  readonly weight: number;
+  readonly costSeconds: number;
+}
+
 /**
  * Estimated seconds before a request for `engine` starts on the node: the work queued ahead of it
  * (the engine's when the node reports it, else the node's, plus what was routed there since the
- * report) spread over the slots that run it.
+ * report) spread over the slots that run it. With `share`, the work ahead is the request's fair
+ * share of it: its tenant's own work, plus of each other tenant's work as much as weighted fair
+ * queuing does for that tenant while it does the request's tenant's work and the request
+ * (that work times the ratio of their weights), at most all of it.
  */
-export function startSeconds(node: RoutableNode, engine = ''): number {
+export function startSeconds(node: RoutableNode, engine = '', share?: FairShare): number {
   const load = engineLoad(node, engine);
-  return load
-    ? (load.queuedWorkSeconds + node.routedSinceReport) / load.capacity
-    : (node.status.queuedWorkSeconds + node.routedSinceReport) / Math.max(1, node.status.capacity);
+  if (!load) return (node.status.queuedWorkSeconds + node.routedSinceReport) / Math.max(1, node.status.capacity);
+  const routed = node.routedByEngine === undefined ? undefined : node.routedByEngine.get(engine) ?? { seconds: 0, byTenant: new Map<string, number>() };
+  const total = load.queuedWorkSeconds + (routed?.seconds ?? node.routedSinceReport);
+  if (share === undefined) return total / load.capacity;
+  const byTenant = new Map<string, { seconds: number; weight: number }>();
+  for (const t of load.tenants) byTenant.set(t.tenantId, { seconds: t.queuedWorkSeconds, weight: t.weight > 0 ? t.weight : 1 });
+  for (const [tenant, seconds] of routed?.byTenant ?? []) {
+    const t = byTenant.get(tenant);
+    if (t) t.seconds += seconds;
+    else byTenant.set(tenant, { seconds, weight: tenant === share.tenant ? share.weight : 1 });
+  }
+  let attributed = 0;
+  for (const t of byTenant.values()) attributed += t.seconds;
+  const own = byTenant.get(share.tenant)?.seconds ?? 0;
+  const mine = own + share.costSeconds;
+  // Work the node knows no tenant of counts whole.
+  let ahead = own + Math.max(0, total - attributed);
+  for (const [tenant, t] of byTenant) {
+    if (tenant !== share.tenant) ahead += Math.min(t.seconds, (mine * t.weight) / share.weight);
+  }
+  return ahead / load.capacity;
 }
 
 /** The estimate of `req` on one node. */
 export function estimateOn<N extends RoutableNode>(entry: N, req: RouteRequest): RouteDecision<N> {
   const engine = requiredEngine(req);
-  return { entry, startSeconds: startSeconds(entry, engine), costSeconds: costSeconds(entry, req.characters, engine) + voiceLoadSeconds(entry, req) };
+  const cost = costSeconds(entry, req.characters, engine) + voiceLoadSeconds(entry, req);
+  const weight = req.tenantWeight !== undefined && req.tenantWeight > 0 ? req.tenantWeight : 1;
+  const share = req.tenant === undefined ? undefined : { tenant: req.tenant, weight, costSeconds: cost };
+  return { entry, startSeconds: startSeconds(entry, engine, share), costSeconds: cost };
 }
 
 /**

@@ -3,11 +3,11 @@
  * scheduler routes (PickNode) or the facade does (lookaside routing).
  */
 import { TtsError } from '../errors/tts-error.js';
-import { candidates, estimateOn, fitsBudget, requiredEngine, secondsUntilFit, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
+import { candidates, chargeRouted, estimateOn, fitsBudget, requiredEngine, secondsUntilFit, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
 
 /**
  * Chooses a node for `req` among `ready` with `policy` and charges the request's estimated cost
- * to the chosen node's `routedSinceReport`.
+ * to the chosen node's routed work (chargeRouted: its total, its engine's and its tenant's).
  *
  * Throws TTS_ENGINE_NOT_FOUND / TTS_VOICE_NOT_FOUND when no node of `all` (healthy or not) has
  * ever offered the engine the request needs, TTS_ENGINE_UNAVAILABLE when ready nodes exist but
@@ -37,7 +37,7 @@ export function routeOrError<N extends RoutableNode>(all: readonly N[], ready: r
     decision = earliestFinish(able, req);
     if (!fitsBudget(decision, req.budgetSeconds)) throw overloaded(decision, req.budgetSeconds ?? 0);
   }
-  decision.entry.routedSinceReport += decision.costSeconds;
+  chargeRouted(decision.entry, engine, req.tenant ?? '', decision.costSeconds);
   return decision;
 }
 

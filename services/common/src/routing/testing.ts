@@ -1,5 +1,5 @@
 /** Test fixtures of routing: a node's status report with the fields routing reads. */
-import { NodeState, type NodeStatusReport } from '@tts/proto/synthesis';
+import { NodeState, type NodeStatusReport, type TenantLoad } from '@tts/proto/synthesis';
 
 /** Options of `nodeStatusFixture`. */
 export interface NodeStatusFixture {
@@ -10,7 +10,7 @@ export interface NodeStatusFixture {
   readonly voices?: readonly string[];
   readonly engineReady?: boolean;
   /** Per-engine load figures (slots, queued work, seconds per character); none = the engines report none (0). */
-  readonly engineLoad?: { readonly capacity: number; readonly queuedWorkSeconds: number; readonly secondsPerChar: number };
+  readonly engineLoad?: { readonly capacity: number; readonly queuedWorkSeconds: number; readonly secondsPerChar: number; readonly tenants?: readonly TenantLoad[] };
   /** Voices the node offers but unloaded for idleness. @default none */
   readonly unloadedVoices?: readonly string[];
   /** Last load time of each engine, ms. @default 1000 */
@@ -32,7 +32,7 @@ export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): No
     unloadedVoices: [...(o.unloadedVoices ?? [])],
     engines: engines.map((name) => ({ name, description: '', ready: o.engineReady ?? true, voiceCount: 1, nativeSpeed: false, streaming: true, device: 'cpu', maxBatchSize: 1, error: '', features: [],
       capacity: o.engineLoad?.capacity ?? 0, queuedWorkSeconds: o.engineLoad?.queuedWorkSeconds ?? 0, secondsPerChar: o.engineLoad?.secondsPerChar ?? 0,
-      loaded: !(o.unloadedVoices ?? []).some((v) => v.startsWith(`${name}:`)), loadMs: o.loadMs ?? 1000, idleUnloadSec: 0,
+      loaded: !(o.unloadedVoices ?? []).some((v) => v.startsWith(`${name}:`)), loadMs: o.loadMs ?? 1000, idleUnloadSec: 0, tenants: [...(o.engineLoad?.tenants ?? [])],
     })),
     capacity: o.capacity ?? 1,
     queuedWorkSeconds: o.queued ?? 0,

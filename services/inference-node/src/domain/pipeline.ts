@@ -42,6 +42,10 @@ import { placeWords, wordsOfPiece, writtenWords, type WordAligner, type WordTimi
 /** What a caller asks of the pipeline (transport-neutral). */
 export interface SynthesisJob {
   readonly requestId: string;
+  /** Who the request is for: the engine's slots are shared fairly between tenants (admission.ts). @default "" */
+  readonly tenant?: string;
+  /** The tenant's weight in that sharing; 0 = 1. @default 1 */
+  readonly tenantWeight?: number;
   readonly text: string;
   readonly voice: string;
   readonly engine: string;
@@ -250,8 +254,10 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     stats.watermarkSetupMs += performance.now() - t;
   };
   const engineAttributes = { 'tts.engine': plan.engine.name };
-  // The pieces wait for the engine's slots in this request's arrival order, its first audio first (admission.ts).
+  // The pieces wait for the engine's slots in their tenant's turn, then in this request's arrival order, its first audio first (admission.ts).
   const request = deps.admission.nextRequest();
+  const tenant = plan.job.tenant ?? '';
+  const weight = plan.job.tenantWeight ?? 1;
   const firstSpeech = plan.chunks.findIndex((c) => c.kind === 'speech');
   // Sentences rendering ahead stop when the request ends early (failure, client gone).
   const local = new AbortController();
@@ -264,7 +270,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
     const { text } = piece;
     const speed = pieceSpeed(plan.speed, piece);
     const waitStart = performance.now();
-    const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal, { request, first: i === firstSpeech }));
+    const release = await inSpan('tts.queue_wait', engineAttributes, () => deps.admission.acquire(plan.engine.name, local.signal, { request, first: i === firstSpeech, tenant, weight, characters: text.length }));
     const started = performance.now();
     stats.queueMs += started - waitStart;
     instruments().queueTime.record((started - waitStart) / 1000, engineAttributes);
@@ -303,7 +309,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   // The engine stays loaded while this request uses it; unloaded when idle, it loads again first.
   const lease = await deps.registry.acquire(plan.engine.name);
   stats.loadMs += lease.loadMs;
-  deps.admission.trackChars(plan.engine.name, plan.characters);
+  deps.admission.trackChars(plan.engine.name, plan.characters, tenant, weight);
   let remaining = plan.characters;
   // Output time of the audio before the current piece, and the end of the last word placed.
   let emittedSec = 0;
@@ -341,7 +347,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
       const last = i === plan.chunks.length - 1;
       const audioSec = audio.samples.length / audio.sampleRate;
       if (piece.kind === 'speech') deps.admission.record(plan.engine.name, chars, rendered.computeSec, audioSec);
-      deps.admission.trackChars(plan.engine.name, -chars);
+      deps.admission.trackChars(plan.engine.name, -chars, tenant, weight);
       remaining -= chars;
       stats.computeSeconds += rendered.computeSec;
       stats.audioSeconds += audioSec;
@@ -372,7 +378,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   } finally {
     signal?.removeEventListener('abort', onAbort);
     local.abort();
-    deps.admission.trackChars(plan.engine.name, -remaining);
+    deps.admission.trackChars(plan.engine.name, -remaining, tenant, weight);
     marker?.release();
     lease.release();
   }

@@ -14,6 +14,8 @@ export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
   if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${speech.encoding} is not supported.`, { loc: ['speech', 'encoding'] });
   return {
     requestId: req.requestId,
+    tenant: req.tenantId,
+    tenantWeight: req.tenantWeight,
     text: speech.text,
     voice: speech.voice,
     engine: speech.engine,

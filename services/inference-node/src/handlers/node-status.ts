@@ -34,6 +34,7 @@ export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
         capacity: load?.capacity ?? 0,
         queuedWorkSeconds: load?.queuedWorkSeconds ?? 0,
         secondsPerChar: load?.secondsPerChar ?? 0,
+        tenants: load ? [...load.tenants] : [],
         loaded: residency?.loaded ?? false,
         loadMs: residency?.lastLoadMs ?? s.loadMs,
         idleUnloadSec: residency?.idleUnloadSec ?? 0,

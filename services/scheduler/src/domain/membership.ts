@@ -4,6 +4,7 @@
  */
 import type { NodeStatusReport } from '@tts/proto/synthesis';
 import { NodeState } from '@tts/proto/synthesis';
+import type { RoutedWork } from '@tts/common/routing';
 
 /** One node as the scheduler sees it. */
 export interface NodeEntry {
@@ -11,6 +12,8 @@ export interface NodeEntry {
   lastHeartbeatMs: number;
   /** Work the scheduler routed here since the node's last report, in estimated compute seconds. */
   routedSinceReport: number;
+  /** The same work by engine and tenant. */
+  routedByEngine: Map<string, RoutedWork>;
   /** A call to the node failed at the transport since its last report: no new work until it reports. */
   suspect?: boolean;
 }
@@ -24,7 +27,7 @@ export class Membership {
   /** Adds or replaces a node; returns its id. */
   register(status: NodeStatusReport): string {
     const id = status.nodeId !== '' ? status.nodeId : status.address;
-    this.nodes.set(id, { status: { ...status, nodeId: id }, lastHeartbeatMs: this.now(), routedSinceReport: 0 });
+    this.nodes.set(id, { status: { ...status, nodeId: id }, lastHeartbeatMs: this.now(), routedSinceReport: 0, routedByEngine: new Map() });
     return id;
   }
 
@@ -35,6 +38,7 @@ export class Membership {
     entry.status = status;
     entry.lastHeartbeatMs = this.now();
     entry.routedSinceReport = 0;
+    entry.routedByEngine = new Map();
     entry.suspect = false;
     return true;
   }

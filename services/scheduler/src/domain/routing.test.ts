@@ -5,7 +5,7 @@ import type { NodeEntry } from './membership.js';
 import { createPlacementPolicy, type JobRouteRequest, type SlotView } from './routing.js';
 
 function entry(nodeId: string, secondsPerChar: number, capacity: number, engines = ['flite']): NodeEntry {
-  return { status: nodeStatusFixture(nodeId, { secondsPerChar, capacity, engines }), lastHeartbeatMs: 0, routedSinceReport: 0 };
+  return { status: nodeStatusFixture(nodeId, { secondsPerChar, capacity, engines }), lastHeartbeatMs: 0, routedSinceReport: 0, routedByEngine: new Map() };
 }
 
 const view = (e: NodeEntry, slots: number[], foreignSeconds = 0): SlotView => ({ entry: e, slots: [...slots], foreignSeconds });

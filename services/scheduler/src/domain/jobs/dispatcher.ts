@@ -505,7 +505,7 @@ export class Dispatcher {
         const client = synthesizerClient(address);
         response = await callUnary(
           client.synthesize.bind(client),
-          { requestId: job.jobId, tenantId: job.ownerId, speech: speechOfStored(job.spec, watermarkPayloadOf(job.requestId || job.jobId)) },
+          { requestId: job.jobId, tenantId: job.ownerId, tenantWeight: 0, speech: speechOfStored(job.spec, watermarkPayloadOf(job.requestId || job.jobId)) },
           { timeoutMs: this.options.jobTimeoutMs, signal: run.controller.signal },
         );
       } catch (err) {
