@@ -12,6 +12,7 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
+import { ProvenanceMarks } from './domain/provenance.js';
 import { ComplianceRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './domain/abuse-reports.js';
 import { HubTokenService, loadHubTokenCipher } from './domain/hub-token.js';
@@ -71,15 +72,17 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const slipVerifier = config.slipProviderUrl === undefined
     ? undefined
     : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
+  const provenance = await ProvenanceMarks.open(config.provenanceSecret, new SecretRepository(access.database));
   const deps: FacadeDeps = {
     config,
-    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined }),
+    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined, marks: provenance }),
+    provenance,
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
     access,
-    metering: new Metering(access),
-    jobs: new JobsGateway(config.schedulerAddress, config.internalToken),
+    metering: new Metering(access, provenance),
+    jobs: new JobsGateway(config.schedulerAddress, provenance, config.internalToken),
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),

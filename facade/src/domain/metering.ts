@@ -12,6 +12,7 @@ import type { Caller } from '../middleware/access.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
 import { studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { AccessServices } from './access-services.js';
+import type { ProvenanceMarks } from './provenance.js';
 
 /** What metering needs to know of a synthesis request. */
 export interface MeteredRequest {
@@ -43,7 +44,11 @@ export function studioMeteredSubject(p: StudioPrincipal): { subject: QuotaSubjec
 
 /** Meters synthesis requests. */
 export class Metering {
-  constructor(private readonly access: AccessServices) {}
+  constructor(
+    private readonly access: AccessServices,
+    /** Gives each request's consent record the payload its audio is marked with. */
+    private readonly marks: ProvenanceMarks,
+  ) {}
 
   /**
    * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys, studio users; it
@@ -102,6 +107,7 @@ export class Metering {
       consentConfirmed: req.consentConfirmed,
       outcome,
       errorCode: err === undefined ? null : err instanceof TtsError ? err.code : 'INTERNAL_ERROR',
+      watermarkPayload: this.marks.payloadOf(req.requestId),
     });
   }
 
