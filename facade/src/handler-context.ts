@@ -13,6 +13,7 @@ import type { JobTokens } from './domain/job-tokens.js';
 import type { JobsGateway } from './domain/jobs.js';
 import type { Metering } from './domain/metering.js';
 import type { ProvenanceMarks } from './domain/provenance.js';
+import type { JobUsage } from './domain/job-usage.js';
 import type { OpenApiDocument } from './domain/openapi-document.js';
 import type { Readiness } from './domain/readiness.js';
 import type { SynthesisGateway } from './domain/synthesis.js';
@@ -59,6 +60,8 @@ export interface FacadeDeps {
   readonly openapi: OpenApiDocument;
   readonly access: AccessServices;
   readonly metering: Metering;
+  /** Counts the audio of submitted jobs once they end. */
+  readonly jobUsage: JobUsage;
   /** The provenance payloads of requests (keyed with the provenance secret). */
   readonly provenance: ProvenanceMarks;
   readonly jobs: JobsGateway;

@@ -13,7 +13,8 @@ import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
 import { ProvenanceMarks } from './domain/provenance.js';
-import { ComplianceRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { JobUsage } from './domain/job-usage.js';
+import { ComplianceRepository, JobUsageRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './domain/abuse-reports.js';
 import { HubTokenService, loadHubTokenCipher } from './domain/hub-token.js';
 import { AnalysisGateway } from './domain/audio-analysis.js';
@@ -73,6 +74,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     ? undefined
     : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
   const provenance = await ProvenanceMarks.open(config.provenanceSecret, new SecretRepository(access.database));
+  const jobs = new JobsGateway(config.schedulerAddress, provenance, config.internalToken);
   const deps: FacadeDeps = {
     config,
     gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined, marks: provenance }),
@@ -82,7 +84,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     openapi: loadOpenApiDocument(),
     access,
     metering: new Metering(access, provenance),
-    jobs: new JobsGateway(config.schedulerAddress, provenance, config.internalToken),
+    jobs,
+    // Settled at least once a second: each sweep asks the scheduler about every pending job.
+    jobUsage: new JobUsage(new JobUsageRepository(access.database), jobs, logger, Math.max(config.meteringFlushMs, 1000)),
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),
@@ -123,6 +127,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   }
   server.keepAliveTimeout = 65_000;
   deps.cleanup.start();
+  deps.jobUsage.start();
   router.warm();
   const stopBacklogGauges = observeWriteBehind(() => [
     { records: 'usage_events', ...deps.access.usage.backlog() },
@@ -155,6 +160,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
         router.close();
         stopBacklogGauges();
         await deps.metering.drain();
+        await deps.jobUsage.stop();
         await deps.cleanup.stop();
         await deps.slo.drain();
         await access.close();
