@@ -139,8 +139,9 @@ describe('audio seconds of every path that synthesizes', () => {
     );
     await assertCounted(sse.keyId, await seconds(audio), 'POST /v1/audio/speech as server-sent events');
 
+    // The web page streams long texts too: minutes of audio in many chunks.
     const page = await p.createKey({ name: 'web-page' });
-    const streamed = await ok(await p.post('/v1/audio/speech', { model: 'tts-1', input: TEXT, voice: 'flite:slt', response_format: 'mp3', speed: 1.25, stream_format: 'audio' }, { 'x-api-key': page.apiKey, accept: 'audio/mpeg' }));
+    const streamed = await ok(await p.post('/v1/audio/speech', { model: 'tts-1', input: Array.from({ length: 8 }, () => TEXT).join(' '), voice: 'flite:slt', response_format: 'mp3', speed: 1.25, stream_format: 'audio' }, { 'x-api-key': page.apiKey, accept: 'audio/mpeg' }));
     await assertCounted(page.keyId, await seconds(new Uint8Array(await streamed.arrayBuffer())), 'the web page\'s streamed mp3');
   });
 
