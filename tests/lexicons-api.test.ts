@@ -176,8 +176,12 @@ describe('pronunciation lexicons', () => {
     // The studio user's own lexicon is apart from the preset's and from every key's.
     assert.deepEqual(await words({ 'x-studio-token': owner.token }), []);
     assert.equal((await call('GET', '/api/lexicon', { 'x-studio-token': owner.token })).json['owner'], 'studio_user');
-    // A fork of the shared preset copies its lexicon.
+    // The public share view shows the lexicon a fork copies (pronunciations are part of the preset).
     const share = await p.facade.deps.studio.presets.share(await studio.authenticate(owner.token), preset.presetId, undefined);
+    const view = await call('GET', `/api/studio/share/${share.token}`, {});
+    assert.equal(view.status, 200, view.text);
+    assert.deepEqual((view.json['lexicon'] as Json[]).map((e) => [e['word'], e['ipa'], e['respelling'], e['case_sensitive']]), [['tomato', AMERICAN, null, false]]);
+    // A fork of the shared preset copies it.
     const fork = await p.facade.deps.studio.presets.fork(await studio.authenticate(stranger.token), share.token, undefined);
     assert.deepEqual(await words({ 'x-studio-token': stranger.token }, `/api/studio/presets/${fork.presetId}/lexicon`), ['tomato']);
     // A preset's lexicon goes with its preset.

@@ -141,16 +141,22 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
     assert.ok(!none.includes('data:'));
   });
 
-  test('request id and trace id: in the error body, X-Trace-Id and every log line of the request; one trace across facade and node', async () => {
+  test('request id, correlation id and trace id: in the error body, X-Trace-Id and every log line of the request; one trace across facade and node', async () => {
     const res = await p.post('/api/tts', { text: '... !!! ...', voice: 'flite:slt' }, { 'x-request-id': 'logs-err-1' });
     assert.equal(res.status, 422);
     const body = (await res.json()) as { request_id: string; trace_id: string };
-    assert.equal(body.request_id, 'logs-err-1');
+    assert.notEqual(body.request_id, 'logs-err-1', 'the platform makes the request id');
+    assert.equal(res.headers.get('x-request-id'), body.request_id);
+    assert.equal(res.headers.get('x-correlation-id'), 'logs-err-1');
     assert.match(body.trace_id, /^[0-9a-f]{32}$/);
     assert.equal(res.headers.get('x-trace-id'), body.trace_id);
-    const mine = lines.filter((l) => l['request_id'] === 'logs-err-1');
+    const mine = lines.filter((l) => l['request_id'] === body.request_id);
     assert.ok(mine.some((l) => l['service'] === 'inference-node'), 'the node logged the refusal');
-    for (const l of mine) assert.equal(l['trace_id'], body.trace_id);
+    for (const l of mine) {
+      assert.equal(l['trace_id'], body.trace_id);
+      assert.equal(l['correlation_id'], 'logs-err-1', `the client's id is in every log line of the request: ${JSON.stringify(l)}`);
+    }
+    assert.ok(!lines.some((l) => l['request_id'] === 'logs-err-1'), 'never as a request id');
 
     const ok = await p.post('/api/tts', { text: 'One trace.', voice: 'flite:slt' }, { 'x-request-id': 'logs-ok-1' });
     assert.equal(ok.status, 200);
@@ -179,8 +185,8 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
     assert.equal(body.count, body.events.length);
     const times = body.events.map((e) => Date.parse(String(e['time'])));
     assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
-    const w = body.events.find((e) => e['request_id'] === 'audio-whole')!;
-    const s = body.events.find((e) => e['request_id'] === 'audio-stream')!;
+    const w = body.events.find((e) => e['request_id'] === whole.headers.get('x-request-id'))!;
+    const s = body.events.find((e) => e['request_id'] === streamed.headers.get('x-request-id'))!;
     assert.ok(w && s);
     assert.deepEqual([w['engine'], w['voice'], w['format'], w['streaming'], w['outcome'], w['batch_size'], w['node_id']], ['flite', 'flite:slt', 'wav', false, 'ok', 1, p.nodes[0]!.nodeId]);
     assert.deepEqual([s['format'], s['streaming'], s['outcome']], ['mp3', true, 'ok']);

@@ -180,14 +180,15 @@ describe('telemetry across the facade, scheduler and node processes', { timeout:
     assert.equal(res.status, 422);
     const body = (await res.json()) as { code: string; request_id: string; trace_id: string };
     assert.equal(body.code, 'TTS_TEXT_EMPTY');
-    assert.equal(body.request_id, 'trace-err-1');
+    assert.equal(res.headers.get('x-correlation-id'), 'trace-err-1');
     assert.match(body.trace_id, /^[0-9a-f]{32}$/);
     assert.equal(res.headers.get('x-trace-id'), body.trace_id);
-    await waitFor(() => logLines().some((l) => l['request_id'] === 'trace-err-1' && l['service'] === 'inference-node'), 10_000, 'node log line');
-    const lines = logLines().filter((l) => l['request_id'] === 'trace-err-1');
+    await waitFor(() => logLines().some((l) => l['request_id'] === body.request_id && l['service'] === 'inference-node'), 10_000, 'node log line');
+    const lines = logLines().filter((l) => l['request_id'] === body.request_id);
     assert.ok(lines.length >= 1);
     for (const l of lines) {
       assert.equal(l['trace_id'], body.trace_id, JSON.stringify(l));
+      assert.equal(l['correlation_id'], 'trace-err-1', JSON.stringify(l));
       assert.match(String(l['span_id']), /^[0-9a-f]{16}$/);
     }
     await waitFor(() => collector.spans.some((s) => s.traceId === body.trace_id && s.service === 'tts-inference-node'), 15_000, 'node span of the failed request');

@@ -194,12 +194,20 @@ describe('POST /api/tts bad input', () => {
     assert.equal(((await wrong.json()) as { code: string }).code, 'METHOD_NOT_ALLOWED');
   });
 
-  test('a client request id is echoed; a malformed one is replaced', async () => {
+  test('the platform makes every request id; a client\'s well-formed id comes back as X-Correlation-Id only', async () => {
     const ok = await p.post(`/api/tts`, { text: '' }, { 'x-request-id': 'abc-123' });
-    assert.equal(ok.headers.get('x-request-id'), 'abc-123');
-    assert.equal(((await ok.json()) as { request_id: string }).request_id, 'abc-123');
+    const id = ok.headers.get('x-request-id');
+    assert.notEqual(id, 'abc-123');
+    assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(ok.headers.get('x-correlation-id'), 'abc-123');
+    assert.equal(((await ok.json()) as { request_id: string }).request_id, id);
+    const named = await p.post(`/api/tts`, { text: '' }, { 'x-correlation-id': 'corr-1', 'x-request-id': 'abc-123' });
+    assert.equal(named.headers.get('x-correlation-id'), 'corr-1', 'X-Correlation-Id wins over X-Request-Id');
+    await named.arrayBuffer();
     const bad = await p.post(`/api/tts`, { text: '' }, { 'x-request-id': 'bad id with spaces' });
     assert.notEqual(bad.headers.get('x-request-id'), 'bad id with spaces');
+    assert.equal(bad.headers.get('x-correlation-id'), null, 'a malformed id is dropped');
+    await bad.arrayBuffer();
   });
 
   test('after all that bad input the service still synthesizes', async () => {

@@ -136,6 +136,7 @@ describe('studio pages', () => {
     assert.match(shownFacts, /Speed1\.5×/);
     assert.match(shownFacts, /Formatmp3/);
     assert.match(shownFacts, /Once upon a time\./);
+    assert.match(shownFacts, /PronunciationsNone/, 'the share shows the preset\'s lexicon (a fork copies it), here empty');
     assert.doesNotMatch((await shared.page.locator('main').textContent()) ?? '', /private note/, 'notes stay private');
     await checkPage(shared, 'share-desktop');
     const sharedPhone = await openPage(other, shareLink, PHONE);

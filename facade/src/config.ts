@@ -107,6 +107,11 @@ export interface FacadeConfig {
   /** HMAC key of the anti-bot challenge; unset = generated once and shared through the database. (TTS_CHALLENGE_SECRET) */
   readonly challengeSecret: string | undefined;
   /**
+   * Key of the provenance payloads (HMAC of each request id; 32+ characters); unset = generated once
+   * and shared through the database. (TTS_PROVENANCE_SECRET)
+   */
+  readonly provenanceSecret: string | undefined;
+  /**
    * Calls per minute of the keys of a tier, by tier name: `pro=1200,enterprise=6000` (integers from 1
    * to 100000, above or below the api_key profile's 360). A key's own `rate_limit_per_minute` still
    * overrides its tier's. @default none: every tier at 360 (TTS_TIER_RATE_PER_MINUTE)
@@ -238,6 +243,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     authMode: parseAuthMode(envOptional(env, 'TTS_AUTH_MODE')),
     adminKey: envOptional(env, 'TTS_ADMIN_KEY'),
     challengeSecret: envOptional(env, 'TTS_CHALLENGE_SECRET'),
+    provenanceSecret: envOptional(env, 'TTS_PROVENANCE_SECRET'),
     tierRates: parseTierRates(envOptional(env, TIER_RATE_VARIABLE)),
     tierConcurrency: parseTierConcurrency(envOptional(env, TIER_CONCURRENCY_VARIABLE)),
     challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),

@@ -12,6 +12,8 @@ import type { ClusterView } from './domain/cluster.js';
 import type { JobTokens } from './domain/job-tokens.js';
 import type { JobsGateway } from './domain/jobs.js';
 import type { Metering } from './domain/metering.js';
+import type { ProvenanceMarks } from './domain/provenance.js';
+import type { JobUsage } from './domain/job-usage.js';
 import type { OpenApiDocument } from './domain/openapi-document.js';
 import type { Readiness } from './domain/readiness.js';
 import type { SynthesisGateway } from './domain/synthesis.js';
@@ -59,6 +61,10 @@ export interface FacadeDeps {
   readonly openapi: OpenApiDocument;
   readonly access: AccessServices;
   readonly metering: Metering;
+  /** Counts the audio of submitted jobs once they end. */
+  readonly jobUsage: JobUsage;
+  /** The provenance payloads of requests (keyed with the provenance secret). */
+  readonly provenance: ProvenanceMarks;
   readonly jobs: JobsGateway;
   readonly jobTokens: JobTokens;
   readonly logger: Logger;

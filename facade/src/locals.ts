@@ -10,8 +10,10 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals through this namespace
   namespace Express {
     interface Locals {
-      /** The request id (middleware/request-id.ts). */
+      /** The request id, made by the platform (middleware/request-id.ts). */
       requestId?: string;
+      /** The client's own id of the request (X-Correlation-Id or X-Request-Id), when well-formed; never a key. */
+      correlationId?: string;
       /** When the facade received the request, performance.now() (middleware/telemetry.ts). */
       startedAt?: number;
       /** W3C trace id of the request, when telemetry is on. */

@@ -13,7 +13,9 @@ import { ClusterView } from './domain/cluster.js';
 import { JobTokens } from './domain/job-tokens.js';
 import { JobsGateway } from './domain/jobs.js';
 import { Metering } from './domain/metering.js';
-import { ComplianceRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
+import { ProvenanceMarks } from './domain/provenance.js';
+import { JobUsage } from './domain/job-usage.js';
+import { ComplianceRepository, JobUsageRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './domain/abuse-reports.js';
 import { HubTokenService, loadHubTokenCipher } from './domain/hub-token.js';
 import { AnalysisGateway } from './domain/audio-analysis.js';
@@ -109,15 +111,20 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const slipVerifier = config.slipProviderUrl === undefined
     ? undefined
     : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
+  const provenance = await ProvenanceMarks.open(config.provenanceSecret, new SecretRepository(access.database));
+  const jobs = new JobsGateway(config.schedulerAddress, provenance, config.internalToken);
   const deps: FacadeDeps = {
     config,
-    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined }),
+    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined, marks: provenance }),
+    provenance,
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
     access,
-    metering: new Metering(access),
-    jobs: new JobsGateway(config.schedulerAddress, config.internalToken),
+    metering: new Metering(access, provenance),
+    jobs,
+    // Settled at least once a second: each sweep asks the scheduler about every pending job.
+    jobUsage: new JobUsage(new JobUsageRepository(access.database), jobs, logger, Math.max(config.meteringFlushMs, 1000)),
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),
@@ -161,6 +168,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     throw err;
   }
   deps.cleanup.start();
+  deps.jobUsage.start();
   router.warm();
   const stopBacklogGauges = observeWriteBehind(() => [
     { records: 'usage_events', ...deps.access.usage.backlog() },
@@ -193,6 +201,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
         router.close();
         stopBacklogGauges();
         await deps.metering.drain();
+        await deps.jobUsage.stop();
         await deps.cleanup.stop();
         await deps.slo.drain();
         await access.close();

@@ -65,6 +65,8 @@ export interface ConsentInput {
   /** ok: synthesized; refused: rejected before synthesis (consent, quota...); error: synthesis failed. */
   readonly outcome: ConsentOutcome;
   readonly errorCode: string | null;
+  /** The provenance payload the request's audio is marked with (provenance.ts); absent for none. */
+  readonly watermarkPayload?: number;
   /** @default now (the database clock) */
   readonly at?: Date;
 }
@@ -178,14 +180,14 @@ export class AuditRepository {
     const payload = JSON.stringify(
       inputs.map((i) => ({
         created_at: i.at?.toISOString() ?? null, request_id: i.requestId, endpoint: i.endpoint, mode: i.mode, auth_method: i.authMethod,
-        key_id: i.keyId, consent_confirmed: i.consentConfirmed, outcome: i.outcome, error_code: i.errorCode,
+        key_id: i.keyId, consent_confirmed: i.consentConfirmed, outcome: i.outcome, error_code: i.errorCode, watermark_payload: i.watermarkPayload ?? null,
       })),
     );
     await this.db.query(
-      `INSERT INTO consent_audit (created_at, request_id, endpoint, mode, auth_method, key_id, consent_confirmed, outcome, error_code)
-       SELECT COALESCE(r.created_at, now()), r.request_id, r.endpoint, r.mode, r.auth_method, r.key_id, r.consent_confirmed, r.outcome, r.error_code
+      `INSERT INTO consent_audit (created_at, request_id, endpoint, mode, auth_method, key_id, consent_confirmed, outcome, error_code, watermark_payload)
+       SELECT COALESCE(r.created_at, now()), r.request_id, r.endpoint, r.mode, r.auth_method, r.key_id, r.consent_confirmed, r.outcome, r.error_code, r.watermark_payload
        FROM jsonb_to_recordset($1::text::jsonb) AS r(created_at timestamptz, request_id text, endpoint text, mode text, auth_method text,
-            key_id text, consent_confirmed boolean, outcome text, error_code text)`,
+            key_id text, consent_confirmed boolean, outcome text, error_code text, watermark_payload bigint)`,
       [payload],
     );
   }

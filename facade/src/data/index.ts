@@ -38,6 +38,7 @@ export {
   type JobRequesterKind,
 } from './audits.js';
 export { SecretRepository } from './secrets.js';
+export { JobUsageRepository, type PendingJobUsage } from './job-usage.js';
 export { ReferenceRepository, type NewReference, type ReferenceRecord } from './references.js';
 export { LexiconRepository, type LexiconEntryRecord } from './lexicons.js';
 export { ComplianceRepository, type AbuseAuditEntry, type AbuseReport, type AbuseStatus, type SampleWatermark, type TermsAcceptance } from './compliance.js';

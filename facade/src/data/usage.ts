@@ -156,6 +156,14 @@ interface CostSqlRow {
   total_groups: number;
 }
 
+/**
+ * Usage events with the audio of the jobs they submitted (job_usage, settled when each job ended):
+ * a submission is metered before its job is synthesized, with no audio of its own.
+ */
+const USAGE_WITH_JOB_AUDIO = `(SELECT e.created_at, e.key_id, e.endpoint, e.tier, e.characters, e.status, e.latency_ms,
+         e.audio_seconds + COALESCE(j.audio_seconds, 0) AS audio_seconds
+    FROM usage_events e LEFT JOIN job_usage j ON j.request_id = e.request_id) AS usage_events`;
+
 /** Reads and writes `usage_events` and `usage_daily`. */
 export class UsageRepository {
   constructor(private readonly db: Database) {}
@@ -242,7 +250,7 @@ export class UsageRepository {
               (percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms))::float8 AS p50_latency_ms,
               (percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms))::float8 AS p95_latency_ms,
               COUNT(*) OVER ()::int8 AS total_groups
-       FROM usage_events WHERE ${where}
+       FROM ${USAGE_WITH_JOB_AUDIO} WHERE ${where}
        GROUP BY 1, 2, 3
        ORDER BY 1 DESC, 2 NULLS LAST, 3
        LIMIT $5::integer`,
@@ -254,7 +262,7 @@ export class UsageRepository {
               COUNT(*) FILTER (WHERE status <> 'ok')::int8 AS failed_requests,
               COALESCE(SUM(characters) FILTER (WHERE status = 'ok'), 0)::int8 AS characters,
               COALESCE(SUM(audio_seconds) FILTER (WHERE status = 'ok'), 0)::float8 AS audio_seconds
-       FROM usage_events WHERE ${where}`,
+       FROM ${USAGE_WITH_JOB_AUDIO} WHERE ${where}`,
       params,
     );
     const t = totals[0]!;
@@ -290,7 +298,7 @@ export class UsageRepository {
                 COALESCE(SUM(characters) FILTER (WHERE status = 'ok'), 0)::int8 AS characters,
                 COALESCE(SUM(audio_seconds) FILTER (WHERE status = 'ok'), 0)::float8 AS audio_seconds,
                 COUNT(*) OVER ()::int8 AS total_groups
-         FROM usage_events WHERE ${where}
+         FROM ${USAGE_WITH_JOB_AUDIO} WHERE ${where}
          GROUP BY key_id, tier
        ) u LEFT JOIN api_keys k ON k.key_id = u.key_id
        ORDER BY u.characters DESC, u.key_id, u.tier NULLS LAST
@@ -301,7 +309,7 @@ export class UsageRepository {
       `SELECT tier, COUNT(*)::int8 AS requests,
               COALESCE(SUM(characters) FILTER (WHERE status = 'ok'), 0)::int8 AS characters,
               COALESCE(SUM(audio_seconds) FILTER (WHERE status = 'ok'), 0)::float8 AS audio_seconds
-       FROM usage_events WHERE ${where}
+       FROM ${USAGE_WITH_JOB_AUDIO} WHERE ${where}
        GROUP BY tier ORDER BY tier NULLS LAST`,
       params,
     );

@@ -6,6 +6,7 @@ import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import { JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
 import type { CloneReport } from '@tts/proto/synthesis';
 import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
+import type { ProvenanceMarks } from './provenance.js';
 import type { ClusterView } from './cluster.js';
 import type { SpeechRequest } from './speech-request.js';
 
@@ -100,9 +101,13 @@ export function eventJson(e: JobEvent): Record<string, unknown> {
 
 /** The facade's client of the scheduler's job API. */
 export class JobsGateway {
-  /** `internalToken`: the platform credential the scheduler requires (TTS_INTERNAL_TOKEN). */
+  /**
+   * `internalToken`: the platform credential the scheduler requires (TTS_INTERNAL_TOKEN); `marks`:
+   * the provenance payload a job's audio is marked with, named by its submitting request.
+   */
   constructor(
     private readonly schedulerAddress: string,
+    private readonly marks: ProvenanceMarks,
     private readonly internalToken?: string,
   ) {}
 
@@ -113,7 +118,8 @@ export class JobsGateway {
   /** Queues a job. */
   async submit(spec: JobSpec, owner: { id: string; kind: JobOwnerKind; tier: string }, requestId: string): Promise<Job> {
     const c = this.client;
-    const res = await callUnary(c.submitJob.bind(c), { spec, ownerId: owner.id, ownerKind: owner.kind, tier: owner.tier, requestId }, { timeoutMs: 10_000 });
+    const marked = spec.speech ? { ...spec, speech: { ...spec.speech, watermarkPayload: this.marks.payloadOf(requestId) } } : spec;
+    const res = await callUnary(c.submitJob.bind(c), { spec: marked, ownerId: owner.id, ownerKind: owner.kind, tier: owner.tier, requestId }, { timeoutMs: 10_000 });
     if (!res.job) throw new TtsError('INTERNAL_ERROR');
     return res.job;
   }

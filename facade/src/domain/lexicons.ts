@@ -7,7 +7,7 @@
  * change stores nothing.
  */
 import { LEXICON_LIMITS, TtsError, checkLexicon, checkLexiconEntry, checkLexiconWord, mergeLexicons, type LexiconEntry, type LexiconEntryInput } from '@tts/common';
-import type { LexiconEntryRecord, LexiconRepository, StudioRepository } from '../data/index.js';
+import type { LexiconEntryRecord, LexiconRepository, StudioPreset, StudioRepository } from '../data/index.js';
 import type { Caller } from '../middleware/access.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
 import { ownerKeyIdOf } from './owner.js';
@@ -66,6 +66,11 @@ export class Lexicons {
     const preset = await this.studio.preset(principal.user.userId, presetId);
     if (preset === undefined) throw new TtsError('STUDIO_PRESET_NOT_FOUND', undefined, { loc: ['path', 'preset_id'] });
     return { lexiconId: `preset:${preset.presetId}`, kind: 'studio_preset', presetId: preset.presetId };
+  }
+
+  /** The lexicon of a preset opened through its share link (the share was checked by the caller), by word. */
+  ofSharedPreset(preset: Pick<StudioPreset, 'presetId'>): Promise<LexiconEntryRecord[]> {
+    return this.repo.list(`preset:${preset.presetId}`);
   }
 
   /** The entries of a lexicon, by word. */

@@ -14,6 +14,7 @@ import type { StudioPrincipal } from '../studio/accounts.js';
 import { studioTierOf, studioUsageSubject } from '../studio/tiers.js';
 import type { AccessServices } from './access-services.js';
 import { InFlightLimiter, type InFlightRelease } from './concurrency.js';
+import type { ProvenanceMarks } from './provenance.js';
 
 /** What metering needs to know of a synthesis request. */
 export interface MeteredRequest {
@@ -57,7 +58,11 @@ export function tenantWeightOf(caller: Caller): number {
 export class Metering {
   private readonly inFlight = new InFlightLimiter();
 
-  constructor(private readonly access: AccessServices) {}
+  constructor(
+    private readonly access: AccessServices,
+    /** Gives each request's consent record the payload its audio is marked with. */
+    private readonly marks: ProvenanceMarks,
+  ) {}
 
   /**
    * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys, studio users; it
@@ -119,6 +124,7 @@ export class Metering {
       consentConfirmed: req.consentConfirmed,
       outcome,
       errorCode: err === undefined ? null : err instanceof TtsError ? err.code : 'INTERNAL_ERROR',
+      watermarkPayload: this.marks.payloadOf(req.requestId),
     });
   }
 

@@ -105,7 +105,7 @@ function spec(
   instructions: string | undefined,
   rawText: boolean,
 ): SpeechSpec {
-  // The node derives the provenance payload from the request id (watermarkPayloadOf).
+  // The gateways set the provenance payload from the request id (provenance.ts).
   return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
 }
 

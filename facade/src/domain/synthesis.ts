@@ -14,6 +14,7 @@ import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
 import type { ErrorCode } from '@tts/common';
 import { TtsError, callUnary, deadlineIn, synthesizerClient, fromServiceError } from '@tts/common';
+import type { ProvenanceMarks } from './provenance.js';
 import type { NodeRouter, RoutedNode } from './node-router.js';
 import type { FieldNames } from './speech-request.js';
 
@@ -47,14 +48,22 @@ export interface SynthesisGatewayOptions {
    * with TTS_OVERLOADED; undefined = no admission (every request is tried until its deadline).
    */
   readonly admissionShare?: number | undefined;
+  /** The provenance payload of a request's audio (every request the facade sends is marked with its own). */
+  readonly marks: ProvenanceMarks;
 }
 
 /** Routes synthesis requests to inference nodes. */
 export class SynthesisGateway {
   constructor(private readonly options: SynthesisGatewayOptions) {}
 
+  /** The request with the provenance payload of its request id. */
+  private marked(req: SynthesizeRequest): SynthesizeRequest {
+    return req.speech ? { ...req, speech: { ...req.speech, watermarkPayload: this.options.marks.payloadOf(req.requestId) } } : req;
+  }
+
   /** Whole-file synthesis. */
-  async synthesize(req: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<{ response: SynthesizeResponse; nodeId: string }> {
+  async synthesize(request: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<{ response: SynthesizeResponse; nodeId: string }> {
+    const req = this.marked(request);
     return this.withRetries(req, fields, async (node) => {
       const client = synthesizerClient(node.address);
       const response = await callUnary(client.synthesize.bind(client), req, { timeoutMs: this.options.timeoutMs, signal });
@@ -63,7 +72,8 @@ export class SynthesisGateway {
   }
 
   /** Streaming synthesis; resolves once the node has validated the request and sent its stream info. */
-  async stream(req: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<SynthesisStream> {
+  async stream(request: SynthesizeRequest, fields: FieldNames, signal: AbortSignal): Promise<SynthesisStream> {
+    const req = this.marked(request);
     return this.withRetries(req, fields, async (node) => {
       const client = synthesizerClient(node.address);
       const call: ClientReadableStream<AudioChunk> = client.synthesizeStream(req, new Metadata(), { deadline: deadlineIn(this.options.timeoutMs) });

@@ -25,6 +25,8 @@ export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps
     // A clone job carries its reference clip (the key's stored clip) to the node that runs it.
     const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps) } } : base;
     const job = await deps.jobs.submit(spec, owner, requestId);
+    // Its audio is counted once it ends (domain/job-usage.ts).
+    await deps.jobUsage.submitted(requestId, job.jobId);
     const self = `/api/jobs/${job.jobId}`;
     res.status(202).setHeader('Location', self);
     res.json(jobJson(job, { self, audio: `${self}/audio` }));

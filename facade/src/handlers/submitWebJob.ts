@@ -27,6 +27,8 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
     // A clone job carries the caller's stored clip to the node that runs it.
     const spec = cloning ? { ...base, mode: 'clone', speech: base.speech && { ...base.speech, clone: await cloneSpecOf(cloning, caller, deps) } } : base;
     const job = await deps.jobs.submit(spec, owner, requestId);
+    // Its audio is counted once it ends (domain/job-usage.ts).
+    await deps.jobUsage.submitted(requestId, job.jobId);
     const { token, expiresUnix } = deps.jobTokens.issue(job.jobId);
     const decision = res.locals.rateLimit;
     const rule = RATE_PROFILES[caller.method === 'studio' ? 'studio' : 'challenge'];

@@ -18,7 +18,7 @@ import { instruments, tracer } from '@tts/common/telemetry';
 import type { RouteMatcher } from '../slo/routes.js';
 import { CLIENT_CLOSED_STATUS, isServiceFailure, statusOfCode } from '../slo/classify.js';
 import type { SliInput } from '../slo/service.js';
-import { requestIdOf } from './request-id.js';
+import { correlationIdOf, requestIdOf } from './request-id.js';
 
 /** Operations whose answers are not SLIs: long-lived streams, whose duration is the client's choice. */
 export const SLI_EXCLUDED_OPERATIONS: ReadonlySet<string> = new Set(['streamLogs']);
@@ -44,6 +44,12 @@ export interface RequestTelemetryTargets {
   readonly routes: RouteMatcher;
   /** Receives one SLI per answered request of a documented operation. */
   readonly recordSli: (sli: SliInput) => void;
+}
+
+/** The log fields of a request: its id, and the client's correlation id when it sent one. */
+function requestLogFields(res: Response): Record<string, string> {
+  const correlationId = correlationIdOf(res);
+  return { request_id: requestIdOf(res), ...(correlationId === undefined ? {} : { correlation_id: correlationId }) };
 }
 
 /** Builds the middleware. */
@@ -87,6 +93,6 @@ export function requestTelemetry(targets: RequestTelemetryTargets): RequestHandl
     };
     res.once('finish', () => finish(true));
     res.once('close', () => finish(res.writableFinished));
-    context.with(trace.setSpan(parent, span), () => withLogFields({ request_id: requestIdOf(res) }, next));
+    context.with(trace.setSpan(parent, span), () => withLogFields(requestLogFields(res), next));
   };
 }

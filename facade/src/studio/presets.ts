@@ -13,9 +13,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TtsError } from '@tts/common';
-import type { PresetFields, StudioPreset, StudioRepository, StudioShare } from '../data/index.js';
+import type { LexiconEntryRecord, PresetFields, StudioPreset, StudioRepository, StudioShare } from '../data/index.js';
 import { randomString, sha256Hex } from '../identity/crypto.js';
 import type { ClusterView } from '../domain/cluster.js';
+import { lexiconEntryJson } from '../domain/lexicons.js';
 import type { StudioPrincipal } from './accounts.js';
 
 /** How many presets and active shares each kind of account may hold. */
@@ -216,10 +217,14 @@ export function shareJson(s: StudioShare, now: Date = new Date()): Record<string
   };
 }
 
-/** What anyone with the link sees: the setup, nothing private of the owner. */
-export function publicShareJson(s: StudioShare, p: StudioPreset): Record<string, unknown> {
+/**
+ * What anyone with the link sees: the setup, nothing private of the owner. The preset's
+ * pronunciation lexicon is part of the setup (a fork copies it), so it is shown too.
+ */
+export function publicShareJson(s: StudioShare, p: StudioPreset, lexicon: readonly LexiconEntryRecord[]): Record<string, unknown> {
   return {
     preset: { name: p.name, voice: p.voice, engine: p.engine, speed: p.speed, format: p.format, sample_text: p.sampleText },
+    lexicon: lexicon.map(lexiconEntryJson),
     shared_at: s.createdAt.toISOString(),
     expires_at: s.expiresAt?.toISOString() ?? null,
     fork_count: s.forkCount,

@@ -2,8 +2,8 @@
  * Telemetry of the platform's gRPC calls, at the two places every call passes: the clients made
  * by `grpc/clients.ts` (an interceptor) and the services served by `grpc/server.ts` (a wrapper of
  * each method). Together they propagate the W3C trace context (`traceparent`, `tracestate`, with
- * the propagator the SDK configured from OTEL_PROPAGATORS) and the request id (`x-request-id`) in
- * gRPC metadata, make a CLIENT and a SERVER span per call, and record `rpc.client.call.duration`
+ * the propagator the SDK configured from OTEL_PROPAGATORS), the request id (`x-request-id`) and the
+ * client's correlation id (`x-correlation-id`, when the request had one) in gRPC metadata, make a CLIENT and a SERVER span per call, and record `rpc.client.call.duration`
  * and `rpc.server.call.duration`.
  *
  * This is done here rather than by @opentelemetry/instrumentation-grpc because that patches
@@ -42,6 +42,12 @@ export const UNTRACED_METHODS: ReadonlySet<string> = new Set([
 /** Metadata key carrying the request id between processes. */
 export const REQUEST_ID_METADATA = 'x-request-id';
 
+/** Metadata key carrying the client's correlation id of a request between processes (log lines only). */
+export const CORRELATION_ID_METADATA = 'x-correlation-id';
+
+/** A well-formed client correlation id (1-128 of A-Za-z0-9._-); anything else is dropped. */
+export const CORRELATION_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
 const setter: TextMapSetter<Metadata> = {
   set: (carrier, key, value) => carrier.set(key, value),
 };
@@ -74,6 +80,7 @@ export const clientTelemetryInterceptor: Interceptor = (options, nextCall) => {
     ? undefined
     : tracer().startSpan(method, { kind: SpanKind.CLIENT, attributes: { [ATTR_RPC_SYSTEM_NAME]: 'grpc', [ATTR_RPC_METHOD]: method } }, parent);
   const requestId = logFields()['request_id'];
+  const correlationId = logFields()['correlation_id'];
   const started = performance.now();
   let ended = false;
   const finish = (code: number): void => {
@@ -86,6 +93,7 @@ export const clientTelemetryInterceptor: Interceptor = (options, nextCall) => {
     start(metadata, _listener, next) {
       propagation.inject(span === undefined ? parent : trace.setSpan(parent, span), metadata, setter);
       if (typeof requestId === 'string' && requestId !== '' && metadata.get(REQUEST_ID_METADATA).length === 0) metadata.set(REQUEST_ID_METADATA, requestId);
+      if (typeof correlationId === 'string' && correlationId !== '' && metadata.get(CORRELATION_ID_METADATA).length === 0) metadata.set(CORRELATION_ID_METADATA, correlationId);
       next(metadata, {
         onReceiveStatus(status, nextStatus) {
           finish(status.code);
@@ -111,11 +119,17 @@ function beginServerCall(path: string, metadata: Metadata, request: unknown): Ca
   const fromMetadata = metadata.get(REQUEST_ID_METADATA)[0];
   const fromRequest = typeof request === 'object' && request !== null ? (request as { requestId?: unknown }).requestId : undefined;
   const requestId = typeof fromMetadata === 'string' && fromMetadata !== '' ? fromMetadata : typeof fromRequest === 'string' && fromRequest !== '' ? fromRequest : undefined;
+  const correlation = metadata.get(CORRELATION_ID_METADATA)[0];
+  const fields = {
+    ...(requestId === undefined ? {} : { request_id: requestId }),
+    // Only a well-formed id (as the facade accepts one), so a caller cannot forge log lines.
+    ...(typeof correlation === 'string' && CORRELATION_ID_PATTERN.test(correlation) ? { correlation_id: correlation } : {}),
+  };
   let ended = false;
   return {
     run: <T>(fn: () => T): T => {
       const inContext = (): T => (span === undefined || parent === undefined ? fn() : context.with(trace.setSpan(parent, span), fn));
-      return requestId === undefined ? inContext() : withLogFields({ request_id: requestId }, inContext);
+      return Object.keys(fields).length === 0 ? inContext() : withLogFields(fields, inContext);
     },
     finish(code) {
       if (ended) return;

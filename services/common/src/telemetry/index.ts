@@ -20,4 +20,4 @@ export {
   type WriteBehindBacklog,
 } from './instruments.js';
 export { activeTraceIds, inSpan, recordFailure, tracer, TRACER_NAME } from './tracing.js';
-export { clientTelemetryInterceptor, instrumentService, REQUEST_ID_METADATA, UNTRACED_METHODS } from './grpc.js';
+export { clientTelemetryInterceptor, CORRELATION_ID_PATTERN, instrumentService, REQUEST_ID_METADATA, UNTRACED_METHODS } from './grpc.js';

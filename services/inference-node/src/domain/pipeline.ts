@@ -7,7 +7,7 @@
  * metrics and an audio event (synthesis-telemetry.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { isSsml, parseSsml, SPEED_RANGE, TtsError, type LexiconEntry } from '@tts/common';
+import { isSsml, parseSsml, SPEED_RANGE, TtsError, watermarkPayloadOf, type LexiconEntry } from '@tts/common';
 import { instruments, inSpan, recordFailure, tracer } from '@tts/common/telemetry';
 import {
   contentTypeOf,
@@ -58,7 +58,7 @@ export interface SynthesisJob {
   readonly rawText: boolean;
   /** Streamed delivery: the first chunk is cut short at a clause boundary for fast first audio. */
   readonly streaming?: boolean;
-  /** 32-bit payload of the provenance watermark (names the request). */
+  /** 32-bit payload of the provenance watermark (names the request); absent: keyed from the request id with the node's watermark key. */
   readonly watermarkPayload?: number;
   /** Pitch change applied to the rendered audio (clone requests), as a ratio; 1 = none. */
   readonly pitchRatio?: number;
@@ -250,7 +250,7 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   const prepareMarker = (): void => {
     if (!deps.watermarkKey || marker) return;
     const t = performance.now();
-    marker = new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? 0, sampleRate: plan.outputRate });
+    marker = new WatermarkEmbedder({ secret: deps.watermarkKey.secret, payload: plan.job.watermarkPayload ?? watermarkPayloadOf(deps.watermarkKey.secret, plan.job.requestId), sampleRate: plan.outputRate });
     stats.watermarkSetupMs += performance.now() - t;
   };
   const engineAttributes = { 'tts.engine': plan.engine.name };

@@ -1,5 +1,5 @@
 import type { SynthesizeRequest } from '@tts/proto/synthesis';
-import { TtsError, formatOf, lexiconOfMessages, watermarkPayloadOf } from '@tts/common';
+import { TtsError, formatOf, lexiconOfMessages } from '@tts/common';
 import type { SynthesisJob } from '../domain/pipeline.js';
 
 /**
@@ -25,7 +25,8 @@ export function jobFromRequest(req: SynthesizeRequest): SynthesisJob {
     language: speech.language,
     rawText: speech.rawText,
     wordTimings: speech.wordTimings,
-    watermarkPayload: speech.watermarkPayload !== 0 ? speech.watermarkPayload : watermarkPayloadOf(req.requestId),
+    // 0: the caller named no payload; the pipeline derives one from the request id with the node's key.
+    ...(speech.watermarkPayload === 0 ? {} : { watermarkPayload: speech.watermarkPayload }),
     ...(speech.lexicon.length === 0 ? {} : { lexicon: lexiconOfMessages(speech.lexicon, ['speech', 'lexicon']) }),
   };
 }

@@ -41,6 +41,8 @@ export interface JobSpecFields {
   readonly clone?: { readonly audioBase64: string; readonly filename: string; readonly referenceId: string } | null;
   /** The pronunciation lexicon the request carried (applied when the job runs); absent when none. */
   readonly lexicon?: readonly LexiconEntry[];
+  /** The provenance payload the submitter chose for the job's audio (names its submitting request); absent: none given. */
+  readonly watermarkPayload?: number;
 }
 
 /** A job to record. */
@@ -188,6 +190,7 @@ interface JobRow {
   result_clone: unknown;
   result_words: unknown;
   lexicon?: unknown;
+  watermark_payload?: string | number | null;
   node_id: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -244,6 +247,7 @@ function toRecord(row: JobRow): JobRecord {
       rawText: row.raw_text,
       ...(row.clone_reference === null || row.clone_reference === undefined ? {} : { clone: { audioBase64: row.clone_reference, filename: row.clone_filename ?? '', referenceId: row.clone_reference_id ?? '' } }),
       ...(row.lexicon === null || row.lexicon === undefined ? {} : { lexicon: lexiconOfRow(row.lexicon) ?? [] }),
+      ...(row.watermark_payload === null || row.watermark_payload === undefined ? {} : { watermarkPayload: Number(row.watermark_payload) }),
     },
     characters: row.characters,
     nodeId: row.node_id,
@@ -303,10 +307,10 @@ const INSERT_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, lexicon)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, lexicon, watermark_payload)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'queued', $7::integer, 1,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, $20::text, $21::text, $22::text, $23::text::jsonb)
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, $23::text::jsonb, $24::bigint)
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
@@ -318,10 +322,10 @@ const INSERT_RUNNING_SQL = `
 WITH j AS (
   INSERT INTO jobs (job_id, owner_id, owner_kind, tier, priority, request_id, state, max_attempts, last_event_id,
                     text, characters, voice, engine, speed, format, sample_rate, language, mode, consent_confirmed,
-                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, runner, started_at, lexicon)
+                    instructions, raw_text, clone_reference, clone_filename, clone_reference_id, attempts, node_id, runner, started_at, lexicon, watermark_payload)
   VALUES ($1::text, $2::text, $3::text, $4::text, $5::smallint, $6::text, 'running', $7::integer, 2,
           $8::text, $9::integer, $10::text, $11::text, $12::real, $13::text, $14::integer, $15::text, $16::text, $17::boolean,
-          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, $24::text, now(), $25::text::jsonb)
+          $18::text, $19::boolean, $20::text, $21::text, $22::text, 1, $23::text, $24::text, now(), $25::text::jsonb, $26::bigint)
   RETURNING *
 ), e AS (
   INSERT INTO job_events (job_id, event_id, at, kind, payload)
@@ -456,7 +460,7 @@ export class JobRepository {
 
   /** Records a new job in state queued with its event 1 ("queued"). Rejects (23505) on a duplicate id. */
   async insert(job: NewJob): Promise<JobRecord> {
-    const rows = await this.db.query<JobRow>(INSERT_SQL, [...insertParams(job), lexiconParam(job.spec)]);
+    const rows = await this.db.query<JobRow>(INSERT_SQL, [...insertParams(job), lexiconParam(job.spec), job.spec.watermarkPayload ?? null]);
     return toRecord(rows[0]!);
   }
 
@@ -466,7 +470,7 @@ export class JobRepository {
    * duplicate id.
    */
   async insertRunning(job: NewJob, nodeId: string, runner: string): Promise<JobRecord> {
-    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId, runner, lexiconParam(job.spec)]);
+    const rows = await this.db.query<JobRow>(INSERT_RUNNING_SQL, [...insertParams(job), nodeId, runner, lexiconParam(job.spec), job.spec.watermarkPayload ?? null]);
     return toRecord(rows[0]!);
   }
 

@@ -125,6 +125,7 @@ export function specOf(spec: JobSpec | undefined): JobSpecFields {
       : {}),
     // Checked as the node will check it, so a bad lexicon is refused at submission.
     ...(speech.lexicon.length === 0 ? {} : { lexicon: lexiconOfMessages(speech.lexicon, ['spec', 'speech', 'lexicon']) }),
+    ...(speech.watermarkPayload === 0 ? {} : { watermarkPayload: speech.watermarkPayload }),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * /share/:token: a preset someone shared (public): its name, voice, speed, format and sample text,
- * and "Fork to my presets". Without a studio session the page offers "Continue as a guest" first.
- * An unknown, revoked or expired link says so.
+ * /share/:token: a preset someone shared (public): its name, voice, speed, format, sample text and
+ * pronunciation lexicon (a fork copies it), and "Fork to my presets". Without a studio session the
+ * page offers "Continue as a guest" first. An unknown, revoked or expired link says so.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
@@ -65,6 +65,23 @@ function Shared(props: { token: string; shared: SharedPreset }) {
               <dd>{p.sample_text}</dd>
             </div>
           )}
+          <div class="studio-wide">
+            <dt>Pronunciations</dt>
+            <dd>
+              {props.shared.lexicon.length === 0 ? (
+                'None'
+              ) : (
+                <ul class="share-lexicon">
+                  {props.shared.lexicon.map((e) => (
+                    <li key={e.word}>
+                      {e.word}: {e.ipa !== null ? `/${e.ipa}/` : e.respelling}
+                      {e.case_sensitive ? ' (this capitalization only)' : ''}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </dd>
+          </div>
         </dl>
       </section>
       <section class="card" aria-labelledby="fork-title">

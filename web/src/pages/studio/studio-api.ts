@@ -81,6 +81,8 @@ export interface ShareCreated extends Share {
 /** GET /api/studio/share/{share_token} (StudioSharedPreset). */
 export interface SharedPreset {
   readonly preset: { name: string; voice: string | null; engine: string | null; speed: number | null; format: string | null; sample_text: string | null };
+  /** The preset's pronunciation lexicon (LexiconEntry), which a fork copies. */
+  readonly lexicon: readonly { word: string; ipa: string | null; respelling: string | null; case_sensitive: boolean }[];
   readonly shared_at: string;
   readonly expires_at: string | null;
   readonly fork_count: number;

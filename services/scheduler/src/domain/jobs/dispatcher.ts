@@ -46,7 +46,7 @@ import { performance } from 'node:perf_hooks';
 import type { SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
 import type { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
-import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf, watermarkPayloadOf } from '@tts/common';
+import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf } from '@tts/common';
 import type { QueueEntry, WorkQueue } from '@tts/common/kv';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Logger } from '@tts/common';
@@ -505,7 +505,7 @@ export class Dispatcher {
         const client = synthesizerClient(address);
         response = await callUnary(
           client.synthesize.bind(client),
-          { requestId: job.jobId, tenantId: job.ownerId, tenantWeight: 0, speech: speechOfStored(job.spec, watermarkPayloadOf(job.requestId || job.jobId)) },
+          { requestId: job.jobId, tenantId: job.ownerId, tenantWeight: 0, speech: speechOfStored(job.spec, job.spec.watermarkPayload ?? 0) },
           { timeoutMs: this.options.jobTimeoutMs, signal: run.controller.signal },
         );
       } catch (err) {

@@ -6,7 +6,8 @@ import type { JobSpecFields } from '../../data/jobs.js';
 
 /**
  * The SpeechSpec of a stored job spec. `watermarkPayload` names the job's submitting request in the
- * provenance mark (0 lets the node derive it from the call's request id); `withReference` false
+ * provenance mark, as the submitter chose it (0, for jobs stored before it was kept, lets the node
+ * derive one from the call's request id); `withReference` false
  * leaves a clone job's reference audio out (status reads). Every job asks for word timings: its
  * captions are served from them (an engine without timings of its own is force-aligned).
  */
