@@ -104,8 +104,8 @@ export interface AudioProbe {
    * Playable duration (s) from the packet timestamps (end of the last packet minus the first
    * non-negative timestamp) when the file has fewer than MAX_PROBE_PACKETS packets, else the larger
    * of the stream or container duration (for ADTS and mp3 without a header, estimated from the bit
-   * rate) and the listed packets' duration scaled to the whole size; 0 when unknown. Includes codec padding that the container does not mark for removal (mp3 without a LAME
-   * tag, ADTS).
+   * rate) and the listed packets' duration scaled to the whole size; 0 when unknown. Includes codec
+   * padding that the container does not mark for removal (mp3 without a LAME tag, ADTS).
    */
   readonly durationSec: number;
 }
