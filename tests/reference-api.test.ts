@@ -236,14 +236,15 @@ describe('reference audio API', () => {
       assert.equal(res.status, status, JSON.stringify(body));
       assert.equal(body.code, code, JSON.stringify(body));
     };
-    await expectCode(await upload('notes.txt'), 422, 'AUDIO_DECODE_FAILED');
+    // Text is no accepted container (judged from its bytes); a WAV header without samples does not decode.
+    await expectCode(await upload('notes.txt'), 422, 'AUDIO_CONTAINER_UNSUPPORTED');
     await expectCode(await upload('header-only.wav'), 422, 'AUDIO_DECODE_FAILED');
     await expectCode(await upload('empty.wav'), 422, 'UPLOAD_EMPTY');
     await expectCode(await upload('huge.wav'), 413, 'UPLOAD_TOO_LARGE');
     await expectCode(await upload('speech.wav', { field: 'audio' }), 422, 'VALIDATION_FAILED');
     await expectCode(await upload('speech.wav', { extra: [['ref_audio2', new Blob([new Uint8Array(10)]), 'x.wav']] }), 422, 'UPLOAD_TOO_MANY_FILES');
     await expectCode(await upload('speech.wav', { apiKey: null }), 401, 'AUTH_KEY_MISSING');
-    await expectCode(await upload('notes.txt', { path: '/api/reference/transcribe' }), 422, 'AUDIO_DECODE_FAILED');
+    await expectCode(await upload('notes.txt', { path: '/api/reference/transcribe' }), 422, 'AUDIO_CONTAINER_UNSUPPORTED');
     const truncated = await upload('truncated.wav');
     assert.ok(truncated.status === 200 || truncated.status === 422, `truncated: ${truncated.status}`);
     await truncated.arrayBuffer();

@@ -5,7 +5,7 @@
  * open -> reviewing -> actioned | dismissed; every change is audited.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { payloadHex, TtsError } from '@tts/common';
+import { payloadHex, TtsError, type ErrorCode } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import type { AbuseReport, AbuseStatus, ComplianceRepository, SampleWatermark } from '../data/index.js';
 import type { AnalysisGateway } from './audio-analysis.js';
@@ -13,6 +13,9 @@ import { requestsNamedBy } from './provenance.js';
 
 /** Largest audio sample of a report, decoded bytes (the JSON body limit leaves room for its base64). */
 export const MAX_SAMPLE_BYTES = 512 * 1024;
+
+/** Node answers that mean the sample is not audio the platform reads (kept, without a watermark result). */
+const UNREADABLE_SAMPLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['AUDIO_DECODE_FAILED', 'AUDIO_CONTAINER_UNSUPPORTED', 'AUDIO_FORMAT_OUT_OF_RANGE']);
 
 /** The moves an administrator may make. */
 const MOVES: Readonly<Record<AbuseStatus, readonly AbuseStatus[]>> = { open: ['reviewing'], reviewing: ['actioned', 'dismissed'], actioned: [], dismissed: [] };
@@ -48,8 +51,8 @@ export class AbuseReports {
     let linked: string | null = null;
     if (sample) {
       const d = await this.analysis.detectWatermark({ bytes: sample }, { requestId, filename: 'sample', contentType: 'application/octet-stream', sizeBytes: sample.length }, signal).catch((err: unknown) => {
-        // A sample that is not audio is kept as evidence; the report still counts.
-        if (err instanceof TtsError && err.code === 'AUDIO_DECODE_FAILED') return null;
+        // A sample that is not audio the nodes read is kept as evidence; the report still counts.
+        if (err instanceof TtsError && UNREADABLE_SAMPLE.has(err.code)) return null;
         throw err;
       });
       if (d) {

@@ -107,6 +107,14 @@ export const ERROR_CATALOGUE = {
     hint: 'Retry; if it persists, report the request_id.', openaiType: 'server_error', retryable: true,
   },
   AUDIO_DECODE_FAILED: invalid('The audio could not be decoded.', 'Send a valid audio file (WAV, MP3, Ogg/Opus, FLAC or AAC) with at least one audio stream.'),
+  AUDIO_CONTAINER_UNSUPPORTED: invalid(
+    'The upload is not in an accepted audio container (judged from its bytes, not its name).',
+    'Send WAV, MP3, FLAC, Ogg (Opus, Vorbis), M4A/MP4, AAC (ADTS) or WebM/Matroska; playlists, concat lists, SDP, images and other data are refused.',
+  ),
+  AUDIO_FORMAT_OUT_OF_RANGE: invalid(
+    'The audio declares a sample rate, channel count, bit depth, length or duration outside the accepted range.',
+    'Send audio of 4000 to 192000 Hz, 1 to 8 channels, 8 to 64 bits per sample, lasting at most 6 hours; see `detail`.',
+  ),
   // Uploads (multipart audio) and their analysis on the nodes.
   UPLOAD_TOO_LARGE: {
     http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The uploaded file exceeds the upload size limit.',

@@ -8,7 +8,7 @@ import { REFERENCE_GUIDELINE, TtsError } from '@tts/common';
 import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
 import type { AnalysisFeature } from '@tts/proto/synthesis';
 import { open, readFile } from 'node:fs/promises';
-import { decodeWav, decodeWithFfmpeg, probeAudio, resample, type DecodedWav, type PcmAudio } from '../audio/index.js';
+import { checkMediaFormat, declaredWavFormat, decodeWav, decodeWithFfmpeg, probeAudio, resample, wavLayout, type DecodedWav, type PcmAudio, type WavLayout } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
 import type { AlignedWord, AlignOptions } from './align.js';
 import { requireFeature } from './features.js';
@@ -70,9 +70,10 @@ export interface ReferenceOptions {
 }
 
 /**
- * Analyses an uploaded clip. Throws AUDIO_DECODE_FAILED for data that is not audio, and
- * ANALYSIS_UNAVAILABLE without a VAD: the speech level, speech ratio and silences are measured on
- * the speech it finds, and without it they would be figures of nothing (a speech level of -inf).
+ * Analyses an uploaded clip. Throws AUDIO_CONTAINER_UNSUPPORTED, AUDIO_FORMAT_OUT_OF_RANGE or
+ * AUDIO_DECODE_FAILED for data that is not audio it reads (decodeUpload), and ANALYSIS_UNAVAILABLE
+ * without a VAD: the speech level, speech ratio and silences are measured on the speech it finds,
+ * and without it they would be figures of nothing (a speech level of -inf).
  */
 export async function analyzeReference(upload: ReceivedUpload, models: AnalysisModels, options: ReferenceOptions): Promise<ReferenceAnalysis> {
   const started = performance.now();
@@ -139,12 +140,18 @@ async function transcribeWith(speech: SpeechModels, pcm: Float32Array): Promise<
   return { ...result, model: speech.asrModelId, language: speech.language, durationSec: pcm.length / ANALYSIS_RATE, computeSec: (performance.now() - started) / 1000 };
 }
 
-/** Probes and decodes an upload (mono mix at its native rate, at most `maxSec` seconds). */
+/**
+ * Probes and decodes an upload (mono mix at its native rate, at most `maxSec` seconds): the container
+ * sniffed from its bytes, its format parameters checked against MEDIA_LIMITS before it is decoded.
+ * Throws AUDIO_CONTAINER_UNSUPPORTED, AUDIO_FORMAT_OUT_OF_RANGE or AUDIO_DECODE_FAILED.
+ */
 export async function decodeUpload(upload: ReceivedUpload, maxSec: number, signal?: AbortSignal): Promise<{ facts: AudioFacts; native: PcmAudio }> {
   const wav = await readWavUpload(upload, maxSec);
   if (wav) return wav;
   const source = { path: upload.file };
-  const [probe, native] = await Promise.all([probeAudio(source, signal), decodeWithFfmpeg(source, { maxSeconds: maxSec, ...(signal ? { signal } : {}) })]);
+  // In turn, not at once: the decode's output is bounded by the probed rate and channels.
+  const probe = await probeAudio(source, signal);
+  const native = await decodeWithFfmpeg(source, { maxSeconds: maxSec, probe, ...(signal ? { signal } : {}) });
   const facts: AudioFacts = {
     suffix: suffixOf(upload.header.filename) || `.${probe.formatName.split(',')[0] ?? 'bin'}`,
     container: probe.formatName,
@@ -162,7 +169,8 @@ const MAX_IN_PROCESS_WAV_BYTES = 16 * 1024 * 1024;
 /**
  * A WAV upload read in-process: starting ffprobe and ffmpeg costs 0.13-0.17 s each on a slow
  * machine, a third of the validation budget. Undefined for anything else, and for a WAV this
- * reader refuses or finds empty (ffmpeg then decides, with its own errors).
+ * reader cannot read or finds empty (ffmpeg then decides, with its own errors). Its header's rate,
+ * channels, bit depth and declared length are checked before the samples are decoded.
  */
 async function readWavUpload(upload: ReceivedUpload, maxSec: number): Promise<{ facts: AudioFacts; native: PcmAudio } | undefined> {
   const file = await open(upload.file, 'r');
@@ -176,9 +184,17 @@ async function readWavUpload(upload: ReceivedUpload, maxSec: number): Promise<{ 
   }
   if (bytes > MAX_IN_PROCESS_WAV_BYTES) return undefined;
   if (!/^(RIFF|RF64|BW64)$/.test(head.toString('latin1', 0, 4)) || head.toString('latin1', 8, 12) !== 'WAVE') return undefined;
+  const buf = await readFile(upload.file);
+  let layout: WavLayout;
+  try {
+    layout = wavLayout(buf);
+  } catch {
+    return undefined;
+  }
+  checkMediaFormat(declaredWavFormat(layout));
   let wav: DecodedWav;
   try {
-    wav = decodeWav(await readFile(upload.file));
+    wav = decodeWav(buf, layout);
   } catch {
     return undefined;
   }

@@ -94,22 +94,44 @@ export function cancelledError(): TtsError {
   return new TtsError('TTS_CANCELLED');
 }
 
+/** Bounds on what `runToBuffer` keeps of a process's output. */
+export interface OutputLimits {
+  /** Most stdout bytes kept; past them the process is killed and the call fails. @default no bound */
+  readonly maxOutputBytes?: number;
+  /** The error thrown past `maxOutputBytes`. @default a MediaProcessError */
+  readonly overflowError?: () => Error;
+}
+
 /**
  * Runs a process that reads all of `input` on stdin and writes its whole result to stdout, and returns
- * stdout. Rejects with TTS_CANCELLED when `signal` aborts (the process is killed), and with
- * MediaProcessError when it fails.
+ * stdout (at most `limits.maxOutputBytes`). Rejects with TTS_CANCELLED when `signal` aborts (the
+ * process is killed), and with MediaProcessError when it fails.
  */
-export async function runToBuffer(command: string, args: readonly string[], input: Uint8Array, signal?: AbortSignal): Promise<Buffer> {
+export async function runToBuffer(command: string, args: readonly string[], input: Uint8Array, signal?: AbortSignal, limits: OutputLimits = {}): Promise<Buffer> {
   if (signal?.aborted === true) throw cancelledError();
   const proc = new MediaProcess(command, args);
   const chunks: Buffer[] = [];
-  proc.child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const maxBytes = limits.maxOutputBytes ?? Infinity;
+  let bytes = 0;
+  let overflowed = false;
+  proc.child.stdout.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      // Nothing more is kept: the process is stopped and the call fails with the caller's error.
+      overflowed = true;
+      chunks.length = 0;
+      proc.kill();
+      return;
+    }
+    chunks.push(chunk);
+  });
   const onAbort = (): void => proc.kill();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     proc.child.stdin.end(input);
     const exit = await proc.exited;
     if (isAborted(signal)) throw cancelledError();
+    if (overflowed) throw limits.overflowError?.() ?? new MediaProcessError(command, exit, `wrote more than ${maxBytes} bytes`);
     if (exit.code !== 0) throw proc.failure(exit);
     return Buffer.concat(chunks);
   } finally {

@@ -5,11 +5,14 @@ import { durationSec } from './pcm.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
 import { ffmpegGenerate, toneAmplitude, zeroCrossingRate } from './testing.js';
 
-function isDecodeFailure(error: unknown): boolean {
-  assert.ok(error instanceof TtsError, `expected TtsError, got ${String(error)}`);
-  assert.equal(error.code, 'AUDIO_DECODE_FAILED');
-  return true;
+function isCode(code: string): (error: unknown) => boolean {
+  return (error) => {
+    assert.ok(error instanceof TtsError, `expected TtsError, got ${String(error)}`);
+    assert.equal(error.code, code);
+    return true;
+  };
 }
+const isDecodeFailure = isCode('AUDIO_DECODE_FAILED');
 
 describe('decodeWithFfmpeg', () => {
   it('decodes a stereo mp3 to mono (the channel mean) at its native rate', async () => {
@@ -35,14 +38,18 @@ describe('decodeWithFfmpeg', () => {
     assert.ok(Math.abs(durationSec(audio) - 0.5) < 0.1);
   });
 
-  it('rejects garbage and empty input with AUDIO_DECODE_FAILED, ffmpeg stderr only in the cause', async () => {
-    await assert.rejects(decodeWithFfmpeg(Buffer.from('this is not audio'.repeat(100))), (error: unknown) => {
+  it('refuses garbage and empty input, whose bytes name no accepted container, with AUDIO_CONTAINER_UNSUPPORTED', async () => {
+    await assert.rejects(decodeWithFfmpeg(Buffer.from('this is not audio'.repeat(100))), isCode('AUDIO_CONTAINER_UNSUPPORTED'));
+    await assert.rejects(decodeWithFfmpeg(new Uint8Array(0)), isCode('AUDIO_CONTAINER_UNSUPPORTED'));
+  });
+
+  it('rejects an accepted container it cannot decode with AUDIO_DECODE_FAILED, ffmpeg stderr only in the cause', async () => {
+    await assert.rejects(decodeWithFfmpeg(Buffer.concat([Buffer.from('OggS'), Buffer.alloc(2000, 0x41)])), (error: unknown) => {
       assert.ok(isDecodeFailure(error) && error instanceof TtsError);
       assert.equal(error.message, 'The audio could not be decoded.');
       assert.ok(error.cause instanceof Error && error.cause.message.length > 0);
       return true;
     });
-    await assert.rejects(decodeWithFfmpeg(new Uint8Array(0)), isDecodeFailure);
   });
 });
 
@@ -59,9 +66,11 @@ describe('probeAudio', () => {
     });
   });
 
-  it('rejects garbage, and a file without audio, with AUDIO_DECODE_FAILED', async () => {
-    await assert.rejects(probeAudio(Buffer.from('definitely not audio')), isDecodeFailure);
+  it('refuses garbage and images with AUDIO_CONTAINER_UNSUPPORTED, and a container without audio with AUDIO_DECODE_FAILED', async () => {
+    await assert.rejects(probeAudio(Buffer.from('definitely not audio')), isCode('AUDIO_CONTAINER_UNSUPPORTED'));
     const png = await ffmpegGenerate('color=c=red:s=8x8:d=0.1', ['-frames:v', '1', '-c:v', 'png', '-f', 'image2pipe']);
-    await assert.rejects(probeAudio(png), isDecodeFailure);
+    await assert.rejects(probeAudio(png), isCode('AUDIO_CONTAINER_UNSUPPORTED'));
+    const video = await ffmpegGenerate('color=c=red:s=8x8:d=0.2', ['-c:v', 'libvpx', '-f', 'webm']);
+    await assert.rejects(probeAudio(video), isDecodeFailure);
   });
 });

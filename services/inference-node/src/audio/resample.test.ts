@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rms } from './dsp.js';
-import { createResampler, resample } from './resample.js';
+import { cachedDesignWeights, createResampler, DESIGN_CACHE_MAX_WEIGHTS, resample } from './resample.js';
 import { sine, toneAmplitude, zeroCrossingRate } from './testing.js';
 
 const dB = (ratio: number): number => 20 * Math.log10(ratio);
@@ -65,6 +65,20 @@ describe('resample', () => {
     assert.equal(resample(clip, 24000), clip);
     assert.throws(() => resample(clip, 0), RangeError);
     assert.throws(() => createResampler(24000, 22050.5), RangeError);
+    // Rates no audio has are refused before a filter is designed for them (a design grows with the ratio).
+    for (const rate of [20_000_003, 80_000_001, 0xffffffff]) assert.throws(() => createResampler(rate, 16000), RangeError, String(rate));
+  });
+
+  it('keeps its cache of filter designs within a fixed number of weights, whatever rates it meets', () => {
+    const clip = (rate: number): { samples: Float32Array; sampleRate: number } => ({ samples: new Float32Array(64), sampleRate: rate });
+    // Odd high rates to 16 kHz: each design is an interpolated kernel of hundreds of thousands of weights.
+    for (let rate = 191_999; rate > 191_999 - 40; rate -= 1) {
+      resample(clip(rate), 16000);
+      assert.ok(cachedDesignWeights() <= DESIGN_CACHE_MAX_WEIGHTS, `${cachedDesignWeights()} weights cached after ${rate} Hz`);
+    }
+    // A pair in use stays usable and correct after the cache has turned over.
+    const out = resample(sine(1000, 22050, 0.5, 0.5), 24000);
+    assert.ok(Math.abs(dB(toneAmplitude(out, 1000) / 0.5)) < 0.01);
   });
 
   it('handles empty and one-sample inputs', () => {

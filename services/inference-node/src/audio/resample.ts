@@ -13,7 +13,11 @@ const PASSBAND = 0.88;
 const MAX_TABLE_WEIGHTS = 1 << 20;
 /** Kernel points per input sample for the interpolated kernel (linear interpolation error below -100 dB). */
 const OVERSAMPLE = 512;
-const DESIGN_CACHE_SIZE = 16;
+/**
+ * Highest rate converted from or to, Hz: a filter's length grows with the ratio of the rates, so a
+ * rate no audio has (a crafted header's 80 MHz) would cost a filter of hundreds of megabytes.
+ */
+export const MAX_RESAMPLE_RATE = 768_000;
 
 /** A stateful streaming resampler. */
 export interface Resampler {
@@ -38,6 +42,20 @@ interface Design {
 }
 
 const designs = new Map<string, Design>();
+
+/**
+ * Most weights the design cache holds, all designs together (least recently used ones leave first;
+ * a larger design is used once and not kept). The usual pairs take under 50,000 each.
+ */
+export const DESIGN_CACHE_MAX_WEIGHTS = 1 << 21;
+let cachedWeights = 0;
+
+/** Weights held by the cached designs (tests). */
+export function cachedDesignWeights(): number {
+  return cachedWeights;
+}
+
+const weightsOf = (d: Design): number => (d.table?.length ?? 0) + (d.fine?.length ?? 0);
 
 /** Resamples a whole clip with the band-limited resampler; returns `audio` itself when the rate already matches. */
 export function resample(audio: PcmAudio, targetRate: number): PcmAudio {
@@ -175,7 +193,12 @@ function dot(x: Float32Array, xi: number, w: Float32Array, wi: number, n: number
 function designFor(fromRate: number, toRate: number): Design {
   const key = `${fromRate}:${toRate}`;
   const cached = designs.get(key);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    // Most recently used last: eviction takes from the front.
+    designs.delete(key);
+    designs.set(key, cached);
+    return cached;
+  }
   const g = gcd(fromRate, toRate);
   const up = toRate / g;
   const down = fromRate / g;
@@ -211,8 +234,15 @@ function designFor(fromRate: number, toRate: number): Design {
     for (let i = 0; i < fine.length; i++) fine[i] = kernel(i / OVERSAMPLE - half);
   }
   const design: Design = { up, down, half, table, fine };
-  if (designs.size >= DESIGN_CACHE_SIZE) designs.delete(designs.keys().next().value ?? key);
+  const weights = weightsOf(design);
+  if (weights > DESIGN_CACHE_MAX_WEIGHTS) return design;
+  for (const [oldKey, old] of designs) {
+    if (cachedWeights + weights <= DESIGN_CACHE_MAX_WEIGHTS) break;
+    designs.delete(oldKey);
+    cachedWeights -= weightsOf(old);
+  }
   designs.set(key, design);
+  cachedWeights += weights;
   return design;
 }
 
@@ -234,5 +264,5 @@ function gcd(a: number, b: number): number {
 }
 
 function assertRate(rate: number, name: string): void {
-  if (!Number.isInteger(rate) || rate <= 0) throw new RangeError(`${name} must be a positive integer number of Hz, got ${String(rate)}`);
+  if (!Number.isInteger(rate) || rate <= 0 || rate > MAX_RESAMPLE_RATE) throw new RangeError(`${name} must be an integer number of Hz from 1 to ${MAX_RESAMPLE_RATE}, got ${String(rate)}`);
 }

@@ -1,5 +1,6 @@
 /** WAV (RIFF/RF64) writing and reading, in memory, without ffmpeg. */
 import { TtsError } from '@tts/common';
+import type { MediaFormat } from './media-input.js';
 import { writePcm16le, type PcmAudio } from './pcm.js';
 
 /** Size of the canonical PCM WAV header `wavHeader` writes. */
@@ -69,13 +70,31 @@ interface FmtChunk {
   readonly bitsPerSample: number;
 }
 
+/** Where a WAV file's samples are and what they are, from its header (`wavLayout`). */
+export interface WavLayout {
+  readonly tag: number;
+  readonly channels: number;
+  readonly sampleRate: number;
+  /** Bits per sample the fmt chunk declares. */
+  readonly bitsPerSample: number;
+  /** Byte offset of the samples. */
+  readonly dataOffset: number;
+  /** Bytes of samples present (the declared size, or up to the end for a streaming size). */
+  readonly dataBytes: number;
+  /**
+   * Bytes of samples the header declares (the data chunk's, or ds64's for RF64); undefined for the
+   * streaming sizes (0xFFFFFFFF, or 0 with an unknown RIFF size).
+   */
+  readonly declaredDataBytes: number | undefined;
+}
+
 /**
- * Parses a WAV file: RIFF or RF64; PCM 8/16/24/32-bit integer (any container width up to 32 bits),
+ * Reads a WAV header: RIFF or RF64; PCM 8/16/24/32-bit integer (any container width up to 32 bits),
  * 32/64-bit float, WAVE_FORMAT_EXTENSIBLE; any channel count; extra chunks (LIST, fact, ...) in any
  * order; streaming sizes (0xFFFFFFFF, or sizes past the end: the data runs to the end of the buffer).
- * Returns the mono mixdown plus facts. Throws TtsError AUDIO_DECODE_FAILED when it is not a WAV it can read.
+ * Throws TtsError AUDIO_DECODE_FAILED when it is not a WAV it can read.
  */
-export function decodeWav(buf: Uint8Array): DecodedWav {
+export function wavLayout(buf: Uint8Array): WavLayout {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const fourcc = (at: number): string => String.fromCharCode(buf[at]!, buf[at + 1]!, buf[at + 2]!, buf[at + 3]!);
   if (buf.length < 12) throw decodeError('The WAV data is too short.');
@@ -85,7 +104,7 @@ export function decodeWav(buf: Uint8Array): DecodedWav {
   const riffSize = view.getUint32(4, true);
 
   let fmt: FmtChunk | undefined;
-  let data: { offset: number; length: number } | undefined;
+  let data: { offset: number; length: number; declared: number | undefined } | undefined;
   let ds64DataSize: number | undefined;
   let pos = 12;
   while (pos + 8 <= buf.length) {
@@ -95,8 +114,9 @@ export function decodeWav(buf: Uint8Array): DecodedWav {
     const available = buf.length - body;
     if (id === 'data' && data === undefined) {
       const declared = size === UNKNOWN_SIZE && ds64DataSize !== undefined ? ds64DataSize : size;
-      const streaming = declared === UNKNOWN_SIZE || declared > available || (declared === 0 && (riffSize === 0 || riffSize === UNKNOWN_SIZE));
-      data = { offset: body, length: streaming ? available : declared };
+      const unknown = declared === UNKNOWN_SIZE || (declared === 0 && (riffSize === 0 || riffSize === UNKNOWN_SIZE));
+      const streaming = unknown || declared > available;
+      data = { offset: body, length: streaming ? available : declared, declared: unknown ? undefined : declared };
       if (streaming) break;
     } else if (size > available) {
       break; // A truncated trailing chunk: keep what was parsed before it.
@@ -109,7 +129,27 @@ export function decodeWav(buf: Uint8Array): DecodedWav {
   }
   if (fmt === undefined) throw decodeError('The WAV data has no fmt chunk.');
   if (data === undefined) throw decodeError('The WAV data has no data chunk.');
-  return decodeSamples(view, fmt, data.offset, data.length);
+  return { ...fmt, dataOffset: data.offset, dataBytes: data.length, declaredDataBytes: data.declared };
+}
+
+/**
+ * The format a WAV header declares, for `checkMediaFormat`: its duration from the declared data size
+ * (the bytes present for a streaming size).
+ */
+export function declaredWavFormat(layout: WavLayout): MediaFormat {
+  const frameBytes = layout.channels * Math.ceil(layout.bitsPerSample / 8);
+  const format = { sampleRate: layout.sampleRate, channels: layout.channels, bitsPerSample: layout.bitsPerSample };
+  if (frameBytes === 0 || layout.sampleRate === 0) return format;
+  return { ...format, durationSec: (layout.declaredDataBytes ?? layout.dataBytes) / frameBytes / layout.sampleRate };
+}
+
+/**
+ * Parses a WAV file (see `wavLayout`; pass the layout when already read) and returns the mono
+ * mixdown plus facts. Throws TtsError AUDIO_DECODE_FAILED when it is not a WAV it can read.
+ */
+export function decodeWav(buf: Uint8Array, layout: WavLayout = wavLayout(buf)): DecodedWav {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  return decodeSamples(view, layout, layout.dataOffset, layout.dataBytes);
 }
 
 function parseFmt(view: DataView, at: number, size: number): FmtChunk {
