@@ -19,7 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
 import { ERROR_CATALOGUE, setLogSink } from '@tts/common';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
-import { toneWav } from './support/audio.js';
+import { craftedWav, toneWav } from './support/audio.js';
 import {
   encodeValue, encodingArb, fuzzOperationsOf, hostileString, hostileValue, multipartBody, mutantArb, paramString, sendRaw, validArb,
   type FuzzOperation, type RawRequest, type RawResponse, type Schema,
@@ -27,6 +27,28 @@ import {
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20_261_126);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 24);
+
+/**
+ * Uploads that attack the decoder rather than the schema (issue 35, items 1-3; the full corpus with
+ * time and memory bounds is tests/hostile-media.test.ts): WAV headers with any rate, channel count,
+ * bit depth and declared size, playlists and concat lists naming a file of the server, SDP.
+ */
+const hostileMediaArb: Arbitrary<Buffer> = fc.oneof(
+  fc.record({
+    rate: fc.oneof(fc.constantFrom(0, 1, 3_999, 192_001, 20_000_003, 80_000_001, 0xffffffff), fc.nat({ max: 0xffffffff })),
+    channels: fc.oneof(fc.constantFrom(0, 9, 65_535), fc.integer({ min: 1, max: 8 })),
+    bits: fc.constantFrom(0, 1, 8, 13, 16, 24, 32, 64, 128, 65_535),
+    tag: fc.constantFrom(1, 3, 0xfffe, 0x55),
+    declaredData: fc.option(fc.constantFrom(0, 0xfffffff0, 0xffffffff), { nil: undefined }),
+    dataBytes: fc.nat({ max: 1_024 }),
+  }).map((spec) => craftedWav(spec)),
+  fc.constantFrom(
+    Buffer.from('#EXTM3U\n#EXT-X-TARGETDURATION:30\n#EXTINF:30.0,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n'),
+    Buffer.from("ffconcat version 1.0\nfile '/etc/passwd'\n"),
+    Buffer.from('concat:/etc/passwd|/etc/hostname'),
+    Buffer.from('v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=x\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 5004 RTP/AVP 0\r\n'),
+  ),
+);
 
 /**
  * Tables whose content a refused request must leave as it was. Left out on purpose: audits and
@@ -156,7 +178,7 @@ function planArb(doc: Schema, op: FuzzOperation): Arbitrary<Plan> {
       const file = fc.tuple(
         fc.constantFrom(...(fileNames.length > 0 ? fileNames : ['file'])),
         fc.oneof(fc.constantFrom('tone.wav', 'slip.png', ''), hostileString.map((s) => s.slice(0, 120))),
-        fc.oneof(fc.constant(toneWav(0.3, 3000)), fc.uint8Array({ maxLength: 2_048 }).map((a) => Buffer.from(a)), fc.constant(Buffer.alloc(0))),
+        fc.oneof(fc.constant(toneWav(0.3, 3000)), fc.uint8Array({ maxLength: 2_048 }).map((a) => Buffer.from(a)), fc.constant(Buffer.alloc(0)), hostileMediaArb),
       );
       bodies.push(fc.record({ kind: fc.constant('multipart' as const), fields, files: fc.array(file, { maxLength: 2 }) }));
     }

@@ -48,3 +48,53 @@ export function toneWav(seconds = 4, amplitude = 8000): Buffer {
   for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * 220 * i) / rate)), 44 + i * 2);
   return wav;
 }
+
+export interface WavSpec {
+  readonly rate?: number;
+  readonly channels?: number;
+  readonly bits?: number;
+  readonly tag?: number;
+  /** The data chunk's declared size (default: the bytes that follow). */
+  readonly declaredData?: number;
+  readonly dataBytes?: number;
+  readonly riff?: 'RIFF' | 'RF64';
+  /** RF64's 64-bit data size. */
+  readonly ds64Data?: bigint;
+}
+
+/** A WAV file whose header says what `spec` says, whatever the bytes that follow. */
+export function craftedWav(spec: WavSpec): Buffer {
+  const rate = spec.rate ?? 16000;
+  const channels = spec.channels ?? 1;
+  const bits = spec.bits ?? 16;
+  const dataBytes = spec.dataBytes ?? 10_000;
+  const chunks: Buffer[] = [];
+  if (spec.ds64Data !== undefined) {
+    const ds64 = Buffer.alloc(8 + 28);
+    ds64.write('ds64', 0);
+    ds64.writeUInt32LE(28, 4);
+    ds64.writeBigUInt64LE(spec.ds64Data, 16);
+    chunks.push(ds64);
+  }
+  const fmt = Buffer.alloc(8 + 16);
+  fmt.write('fmt ', 0);
+  fmt.writeUInt32LE(16, 4);
+  fmt.writeUInt16LE(spec.tag ?? 1, 8);
+  fmt.writeUInt16LE(channels, 10);
+  fmt.writeUInt32LE(rate >>> 0, 12);
+  fmt.writeUInt32LE(Math.min(0xffffffff, Math.floor((rate * channels * bits) / 8)) >>> 0, 16);
+  fmt.writeUInt16LE(Math.min(0xffff, (channels * Math.ceil(bits / 8)) & 0xffff), 20);
+  fmt.writeUInt16LE(bits, 22);
+  chunks.push(fmt);
+  const data = Buffer.alloc(8 + dataBytes);
+  data.write('data', 0);
+  data.writeUInt32LE(spec.declaredData ?? dataBytes, 4);
+  for (let i = 8; i < data.length; i++) data[i] = (i * 37) & 0xff;
+  chunks.push(data);
+  const body = Buffer.concat(chunks);
+  const head = Buffer.alloc(12);
+  head.write(spec.riff ?? 'RIFF', 0);
+  head.writeUInt32LE(spec.riff === 'RF64' ? 0xffffffff : 4 + body.length, 4);
+  head.write('WAVE', 8);
+  return Buffer.concat([head, body]);
+}
