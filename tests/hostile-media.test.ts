@@ -69,7 +69,7 @@ describe('hostile media through every upload operation', () => {
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'tts-hostile-'));
     p = await startPlatform({ nodes: 0, facade: { defaultVoice: 'flite:slt', meteringFlushMs: 20, analysisTimeoutMs: 30_000 } });
-    node = await startNodeProcess({ nodeId: `hostile-media-${process.pid}`, schedulerAddress: p.scheduler.address, env: { DATA_DIR: path.join(work, 'node-data') } });
+    node = await startNodeProcess({ nodeId: `hostile-media-${process.pid}`, schedulerAddress: p.scheduler.address, env: { DATA_DIR: path.join(work, 'node-data'), TTS_MODEL_DIR: path.resolve('data', 'models') } });
     await waitFor(async () => ((await (await p.get('/api/plugins/engines')).json()) as { engines: { name: string; ready: boolean }[] }).engines.some((e) => e.name === 'flite' && e.ready), 20_000, 'the node');
     // Another tenant's MP3 (ffmpeg's HLS demuxer takes .mp3 segments), watermarked with its request.
     const spoken = await p.post('/v1/audio/speech', { model: 'tts-1', input: 'Another tenant said these words, which nobody else may read back.', voice: 'flite:slt', response_format: 'mp3' });
