@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { parseTrustedProxies } from '@tts/facade';
 import { startFakeSlipOk, type FakeSlipOk } from '@tts/facade/testing';
 import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
 
@@ -35,6 +36,8 @@ function studioSuite(label: string, embedded: boolean): void {
           slipProviderKey: 'slipok-test-key',
           slipProviderBranch: '4242',
           slipProviderTimeoutMs: 600,
+          // Login throttling is per client address: the tests name theirs in X-Forwarded-For.
+          trustedProxies: parseTrustedProxies('127.0.0.1,::1'),
           ...(embedded ? { databaseUrl: undefined, redisUrl: undefined, ephemeral: true } : {}),
         },
       });
@@ -217,6 +220,57 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.equal(locked.status, 429);
       assert.equal(await code(locked), 'STUDIO_LOGIN_THROTTLED');
       assert.ok(Number(locked.headers.get('retry-after')) > 0);
+    });
+
+    let nextAddress = 0;
+    /** A client address no other test uses (X-Forwarded-For through the trusted loopback proxy). */
+    const freshAddress = (): Record<string, string> => ({ 'x-forwarded-for': `198.51.100.${++nextAddress}` });
+    const loginFrom = (from: Record<string, string>, login: string, password: string): Promise<Response> => postJson(url('/api/studio/auth/login'), { login, password }, from);
+
+    test('parallel logins are counted before their check: at most 5 failures per account and address are checked', async () => {
+      const name = `race${randomBytes(3).toString('hex')}`;
+      await register(name);
+      const hasher = p.facade.deps.access.studio.hasher;
+      const runs = hasher.hashRuns;
+      const from = freshAddress();
+      // 29 in the burst and one after it: the public profile allows 30 a minute per address.
+      const answers = await Promise.all(Array.from({ length: 29 }, (_, i) => loginFrom(from, name, i === 17 ? PASSWORD : `wrong password number ${i}`)));
+      const statuses = answers.map((r) => r.status);
+      const checked = hasher.hashRuns - runs;
+      assert.ok(checked <= 6, `${checked} passwords checked of 29 parallel attempts (${statuses.join(',')})`);
+      assert.ok(statuses.filter((s) => s === 401).length <= 5, statuses.join(','));
+      for (const r of answers.filter((x) => x.status === 429)) assert.equal(await code(r), 'STUDIO_LOGIN_THROTTLED');
+      // A success in the burst took back only its own count: the failures stay.
+      const after = await loginFrom(from, name, PASSWORD);
+      assert.equal(after.status, 429);
+      assert.equal(await code(after), 'STUDIO_LOGIN_THROTTLED');
+    });
+
+    test('failures slow an account down but never lock out its right password from another address', async () => {
+      const name = `dos${randomBytes(3).toString('hex')}`;
+      await register(name);
+      const attacker = freshAddress();
+      for (let i = 0; i < 5; i++) assert.equal((await loginFrom(attacker, name, `wrong password ${i}`)).status, 401);
+      assert.equal((await loginFrom(attacker, name, PASSWORD)).status, 429, 'the failing address is refused on this account');
+      assert.equal((await loginFrom(freshAddress(), name, PASSWORD)).status, 200, 'the right password from another address passes');
+
+      // Guesses from many addresses: one per delay, the delay doubling; the owner passes after it.
+      const guesses: Response[] = [];
+      for (let i = 0; i < 4; i++) guesses.push(await loginFrom(freshAddress(), name, `distributed guess ${i}`));
+      const slowed = guesses.filter((r) => r.status === 429);
+      assert.ok(slowed.length >= 2, guesses.map((r) => r.status).join(','));
+      for (const r of slowed) {
+        assert.equal(await code(r), 'STUDIO_LOGIN_THROTTLED');
+        const wait = Number(r.headers.get('retry-after'));
+        assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+      }
+      const owner = freshAddress();
+      let answer = await loginFrom(owner, name, PASSWORD);
+      for (let tries = 0; answer.status === 429 && tries < 3; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after')) * 1000 + 100));
+        answer = await loginFrom(owner, name, PASSWORD);
+      }
+      assert.equal(answer.status, 200, 'the right password passes after the Retry-After delay');
     });
 
     test('nobody reads or changes another user\'s presets or shares (owner / other / guest / admin)', async () => {
@@ -463,9 +517,16 @@ function studioSuite(label: string, embedded: boolean): void {
       const third = await json<Session>(await postJson(url('/api/studio/auth/login'), { login: name, password: 'a brand new passphrase here' }));
       assert.equal((await call('PATCH', `/api/studio/admin/users/${third.user.user_id}`, admin(), { disabled: true })).status, 200);
       assert.equal((await call('GET', '/api/studio/presets', st(third.token))).status, 401);
-      const disabled = await postJson(url('/api/studio/auth/login'), { login: name, password: 'a brand new passphrase here' });
-      assert.equal(disabled.status, 403);
-      assert.equal(await code(disabled), 'STUDIO_ACCOUNT_DISABLED');
+      // A disabled account answers the right password as it answers a wrong one (no password oracle).
+      const answer = async (password: string): Promise<[number, Record<string, unknown>]> => {
+        const res = await loginFrom(freshAddress(), name, password);
+        // Only the per-request ids may differ.
+        const { request_id: _r, trace_id: _t, ...body } = await json<Record<string, unknown>>(res);
+        return [res.status, body];
+      };
+      const right = await answer('a brand new passphrase here');
+      assert.deepEqual(right, await answer('not the password at all'));
+      assert.deepEqual([right[0], right[1]['code']], [401, 'STUDIO_LOGIN_FAILED']);
     });
 
     test('deleting an account removes its data and keeps the audit under an anonymous id', async () => {

@@ -10,10 +10,9 @@
  *   5 minutes. Registering, logging in and changing the password issue a new token.
  * - Every request reads its session from the database (no identity cache): a logout, a revocation,
  *   a password change or a disabled account takes effect on the next request, on every replica.
- * - Logins are throttled on top of the studio rate profile: 5 failures per account and 20 per client
- *   address in 15 minutes lock further attempts until the window ends (429 STUDIO_LOGIN_THROTTLED).
- *   A login for an unknown account still runs a password hash, so it costs the same work as a wrong
- *   password for a real one.
+ * - Logins are throttled on top of the public rate profile, per account and address, per address,
+ *   and slowed down per account, never locked (login-throttle.ts). A login for an unknown account
+ *   still runs a password hash, so it costs the same work as a wrong password for a real one.
  * - Usernames and emails are unique case-insensitively after NFKC normalization.
  */
 import { randomBytes } from 'node:crypto';
@@ -22,6 +21,7 @@ import { DatabaseError } from '@tts/common/data';
 import type { Kv } from '@tts/common/kv';
 import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type StudioRole, type StudioUser } from '../data/index.js';
 import { randomString, sha256Hex } from '../identity/crypto.js';
+import { LoginThrottle } from './login-throttle.js';
 import { checkNewPassword, type PasswordHasher } from './passwords.js';
 
 /** Lifetimes of sessions, in seconds. */
@@ -44,9 +44,6 @@ export const SESSION_POLICY: SessionPolicy = {
   guestAbsoluteSec: 90 * DAY,
   touchEverySec: 300,
 };
-
-/** Login throttling: failures per window, per account and per client address. */
-export const LOGIN_THROTTLE = { perAccount: 5, perAddress: 20, windowSec: 15 * 60 } as const;
 
 /** The caller of a studio operation. */
 export interface StudioPrincipal {
@@ -101,14 +98,14 @@ export interface Registration {
 export class StudioAccounts {
   readonly policy: SessionPolicy;
   private readonly repo: StudioRepository;
-  private readonly kv: Kv;
+  private readonly throttle: LoginThrottle;
   readonly hasher: PasswordHasher;
   private readonly logger: Logger;
   private readonly now: () => Date;
 
   constructor(options: StudioAccountsOptions) {
     this.repo = options.repo;
-    this.kv = options.kv;
+    this.throttle = new LoginThrottle(options.kv);
     this.hasher = options.hasher;
     this.logger = options.logger;
     this.policy = options.policy ?? SESSION_POLICY;
@@ -183,32 +180,19 @@ export class StudioAccounts {
     }
   }
 
-  private async throttled(keys: readonly { key: string; limit: number }[]): Promise<void> {
-    for (const { key, limit } of keys) {
-      const n = Number((await this.kv.get(key)) ?? '0');
-      if (n >= limit) throw new TtsError('STUDIO_LOGIN_THROTTLED', undefined, { retryAfterSec: LOGIN_THROTTLE.windowSec });
-    }
-  }
-
   /**
-   * Logs in with a username or email and a password. Throttled per account and per address; an
-   * unknown account runs the same password hash as a known one.
+   * Logs in with a username or email and a password. The attempt is counted before the password is
+   * checked (see login-throttle.ts); an unknown account runs the same password hash as a known one,
+   * and a disabled account gives the same answer whether the password is right or not.
    */
   async login(login: string, password: string, address: string, requestRef: string): Promise<IssuedSession> {
     const key = loginKey(login.trim());
-    const counters = [
-      { key: `studio-login:acct:${sha256Hex(key)}`, limit: LOGIN_THROTTLE.perAccount },
-      { key: `studio-login:addr:${address || 'unknown'}`, limit: LOGIN_THROTTLE.perAddress },
-    ];
-    await this.throttled(counters);
+    const attempt = await this.throttle.attempt(key, address);
     const user = key === '' ? undefined : await this.repo.userByLogin(key);
     const ok = user?.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyUnknown(password);
-    if (!ok || !user) {
-      for (const c of counters) await this.kv.incrBy(c.key, 1, LOGIN_THROTTLE.windowSec);
-      throw new TtsError('STUDIO_LOGIN_FAILED');
-    }
-    if (user.disabled) throw new TtsError('STUDIO_ACCOUNT_DISABLED');
-    await this.kv.del(counters[0]!.key);
+    // A disabled account is a failure like a wrong password: no answer tells the password was right.
+    if (!ok || !user || user.disabled) throw new TtsError('STUDIO_LOGIN_FAILED');
+    await attempt.succeeded();
     await this.repo.noteLogin(user.userId);
     const issued = await this.issue(user);
     this.logger.info('studio login', { user_id: user.userId, request_id: requestRef });

@@ -47,7 +47,10 @@ export function messageFor(err: unknown): string {
     case 'STUDIO_LOGIN_FAILED':
       return 'Wrong username, email or password.';
     case 'STUDIO_LOGIN_THROTTLED':
-      return `Too many failed log-ins. Try again in ${Math.ceil((err.retryAfterSec ?? 900) / 60)} minutes.`;
+    {
+      const wait = err.retryAfterSec ?? 900;
+      return `Too many failed log-ins. Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`;
+    }
     case 'STUDIO_ACCOUNT_DISABLED':
       return 'This account is disabled. Contact an administrator.';
     case 'STUDIO_USERNAME_TAKEN':
