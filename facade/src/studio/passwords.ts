@@ -20,7 +20,7 @@ export const PASSWORD_MIN_LENGTH = 12;
 /** Longest accepted password, in characters: long passphrases fit, a 10 KB body does not. */
 export const PASSWORD_MAX_LENGTH = 128;
 
-const COMMON = new Set<string>(dictionary.passwords);
+const COMMON = new Set<string>(dictionary['passwords-common']);
 
 /** The form every password is compared and hashed in. */
 export function normalizePassword(password: string): string {
