@@ -22,7 +22,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { TtsError, type Logger } from '@tts/common';
 import { DatabaseError } from '@tts/common/data';
-import type { NewAuditEntry, StudioRepository, StudioUser, VipRequest, VipStatus } from '../data/index.js';
+import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type StudioUser, type VipRequest, type VipStatus } from '../data/index.js';
 import { isVip, type StudioPrincipal } from './accounts.js';
 import { STUDIO_LIMITS } from './presets.js';
 import type { SlipFacts, SlipVerdict, SlipVerifier } from './slip-verifier.js';
@@ -178,10 +178,19 @@ export class VipService {
     return this.repo.listVipRequests({ status }, limit);
   }
 
-  /** An administrator's decision: only from pending_review (else 409 STUDIO_VIP_REQUEST_DECIDED). */
-  async decide(requestId: string, to: 'approved' | 'rejected', actor: string, requestRef: string): Promise<VipRequest> {
+  /**
+   * An administrator's decision: only from pending_review (else 409 STUDIO_VIP_REQUEST_DECIDED).
+   * `actingUserId` is the deciding studio administrator (null for the administrator key): nobody
+   * approves their own request (403 STUDIO_VIP_SELF_APPROVAL, the attempt audited).
+   */
+  async decide(requestId: string, to: 'approved' | 'rejected', actor: string, actingUserId: string | null, requestRef: string): Promise<VipRequest> {
     const current = await this.repo.vipRequest(requestId);
     if (!current) throw new TtsError('STUDIO_VIP_REQUEST_NOT_FOUND', undefined, { loc: ['path', 'request_id'] });
+    if (to === 'approved' && actingUserId !== null && actingUserId === current.userId) {
+      await writeStudioAudit(this.repo.db, { actor, userId: current.userId, action: 'vip_request.self_approval_refused', vipRequestId: requestId, fromState: current.status, toState: current.status, detail: null, requestRef });
+      this.logger.warn('vip self-approval refused', { user_id: current.userId, vip_request_id: requestId, request_id: requestRef });
+      throw new TtsError('STUDIO_VIP_SELF_APPROVAL', undefined, { loc: ['path', 'request_id'] });
+    }
     if (current.status !== 'pending_review') throw new TtsError('STUDIO_VIP_REQUEST_DECIDED', `The request is ${current.status}; only a request in pending_review can be ${to}.`, { loc: ['path', 'request_id'] });
     const days = this.plans.find((p) => p.planId === current.planId)?.days ?? 30;
     const decided = await this.repo.decideVipRequest(requestId, to, actor, to === 'approved' ? days : null, requestRef);

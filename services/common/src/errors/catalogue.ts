@@ -272,6 +272,10 @@ export const ERROR_CATALOGUE = {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The VIP request does not exist.',
     hint: 'List requests with GET /api/studio/admin/vip-requests.', openaiType: 'not_found_error', retryable: false,
   },
+  STUDIO_VIP_SELF_APPROVAL: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'An administrator cannot approve their own VIP request.',
+    hint: 'Another administrator (or the administrator key) decides it; the refused attempt is audited.', openaiType: 'permission_error', retryable: false,
+  },
   STUDIO_VIP_REQUEST_DECIDED: {
     http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The VIP request is not waiting for a decision.',
     hint: 'Only a request in pending_review can be approved or rejected.', openaiType: 'invalid_request_error', retryable: false,
