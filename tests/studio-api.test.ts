@@ -538,7 +538,7 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.equal(refused.status, 403);
       const res = await call('DELETE', '/api/studio/auth/me', st(u.token), { password: PASSWORD });
       assert.equal(res.status, 200);
-      assert.deepEqual(await json(res), { ok: true, removed: { presets: 1, shares: 1, sessions: 1, references: 0 } });
+      assert.deepEqual(await json(res), { ok: true, removed: { presets: 1, shares: 1, sessions: 1, references: 0, jobs_cancelled: 0 } });
       assert.equal((await call('GET', '/api/studio/auth/me', st(u.token))).status, 401);
       assert.equal((await fetch(url(`/api/studio/share/${share.share_token}`))).status, 404);
       const row = (await p.facade.deps.access.database.query<Record<string, unknown>>('SELECT kind, username, email, password_hash FROM studio_users WHERE user_id = $1::text', [u.user.user_id]))[0]!;

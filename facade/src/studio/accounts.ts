@@ -217,6 +217,12 @@ export class StudioAccounts {
     return { sessionId: s.sessionId, user: s.user, expiresAt, absoluteExpiresAt: s.absoluteExpiresAt, vip: isVip(s.user, now) };
   }
 
+  /** True while the user exists and is not deleted (a deleted account's web jobs are revoked by it). */
+  async isLiveUser(userId: string): Promise<boolean> {
+    const user = await this.repo.user(userId);
+    return user !== undefined && user.kind !== 'deleted';
+  }
+
   /** Ends the caller's session. */
   async logout(p: StudioPrincipal): Promise<void> {
     await this.repo.deleteSession(p.sessionId);
