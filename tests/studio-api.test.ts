@@ -74,6 +74,11 @@ function studioSuite(label: string, embedded: boolean): void {
       return rows.map((r) => r.action);
     };
 
+    let nextAddress = 0;
+    /** A client address no other test uses (X-Forwarded-For through the trusted loopback proxy). */
+    const freshAddress = (): Record<string, string> => ({ 'x-forwarded-for': `198.51.100.${++nextAddress}` });
+    const loginFrom = (from: Record<string, string>, login: string, password: string): Promise<Response> => postJson(url('/api/studio/auth/login'), { login, password }, from);
+
     test('register -> login -> preset -> share -> fork by another user -> revoke', async () => {
       const name = `Ada${randomBytes(3).toString('hex')}`;
       const ada = await register(name);
@@ -160,7 +165,10 @@ function studioSuite(label: string, embedded: boolean): void {
     });
 
     test('passwords: length over composition, breached and repetitive ones refused; names unique after normalization', async () => {
-      const reg = (body: Record<string, unknown>): Promise<Response> => postJson(url('/api/studio/auth/register'), body);
+      // Registration is on the public profile (30 a minute per address): this test sends more.
+      const refusedFrom = freshAddress();
+      const createdFrom = freshAddress();
+      const reg = (body: Record<string, unknown>): Promise<Response> => postJson(url('/api/studio/auth/register'), body, refusedFrom);
       const cases: [Record<string, unknown>, number, string][] = [
         [{ username: 'shorty1', password: 'short pw' }, 422, 'STUDIO_PASSWORD_TOO_SHORT'],
         [{ username: 'longy01', password: 'x'.repeat(10_240) }, 422, 'STUDIO_PASSWORD_TOO_LONG'],
@@ -173,6 +181,9 @@ function studioSuite(label: string, embedded: boolean): void {
         [{ username: 'a b', password: PASSWORD }, 422, 'STUDIO_USERNAME_INVALID'],
         [{ email: 'not-an-email', password: PASSWORD }, 422, 'STUDIO_EMAIL_INVALID'],
         [{ username: 'x'.repeat(10), password: 42 }, 422, 'VALIDATION_FAILED'],
+        [{ username: 'walker1', password: 'qwertyuiopas' }, 422, 'STUDIO_PASSWORD_GUESSABLE'],
+        [{ username: 'walker2', password: 'ab12ab12ab12ab' }, 422, 'STUDIO_PASSWORD_GUESSABLE'],
+        [{ username: 'mixеd', password: PASSWORD }, 422, 'STUDIO_USERNAME_MIXED_SCRIPT'],
       ];
       for (const [body, status, want] of cases) {
         const res = await reg(body);
@@ -181,7 +192,7 @@ function studioSuite(label: string, embedded: boolean): void {
       }
       const before = await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_users');
       const base = `zoe${randomBytes(3).toString('hex')}`;
-      await register(base);
+      await register(base, createdFrom);
       const email = `${base}@example.org`;
       assert.equal((await reg({ username: `${base}x`, email, password: PASSWORD })).status, 201);
       for (const dup of [base.toUpperCase(), base.normalize('NFKC').replace('z', 'ｚ')]) {
@@ -189,11 +200,29 @@ function studioSuite(label: string, embedded: boolean): void {
         assert.equal(res.status, 409, dup);
         assert.equal(await code(res), 'STUDIO_USERNAME_TAKEN');
       }
+      // Look-alikes of an existing name (UTS #39 skeleton): a dotted capital İ, a dotless ı, 1 for l, accents; a Cyrillic а among Latin letters is mixed script.
+      const alike = `al${randomBytes(3).toString('hex').replace(/[0-9]/g, 'x')}`;
+      await register(`${alike}ice`, createdFrom);
+      for (const dup of [`${alike.toUpperCase()}İCE`, `${alike}ıce`, `${alike.replace('l', '1')}ice`, `${alike}ícé`]) {
+        const res = await reg({ username: dup, password: PASSWORD });
+        assert.equal(res.status, 409, dup);
+        assert.equal(await code(res), 'STUDIO_USERNAME_CONFUSABLE', dup);
+      }
+      const mixed = await reg({ username: `${alike.replace('a', 'а')}ice`, password: PASSWORD });
+      assert.equal(mixed.status, 422);
+      assert.equal(await code(mixed), 'STUDIO_USERNAME_MIXED_SCRIPT');
+      // A whole name in Cyrillic letters that read as Latin ones, then its Latin reading.
+      const latin = `ape${Array.from(randomBytes(6), (b) => 'aeopcxy'[b % 7]).join('')}`;
+      const cyrillic = [...latin].map((c) => 'аеорсху'['aeopcxy'.indexOf(c)]).join('');
+      await register(cyrillic, createdFrom);
+      const latinCopy = await reg({ username: latin, password: PASSWORD });
+      assert.equal(latinCopy.status, 409, 'a Latin name that reads as an all-Cyrillic one');
+      assert.equal(await code(latinCopy), 'STUDIO_USERNAME_CONFUSABLE');
       const dupMail = await reg({ email: email.toUpperCase(), password: PASSWORD });
       assert.equal(dupMail.status, 409);
       assert.equal(await code(dupMail), 'STUDIO_EMAIL_TAKEN');
       const afterRows = await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_users');
-      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 2, 'refused registrations store nothing');
+      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 4, 'refused registrations store nothing');
       const byEmail = await postJson(url('/api/studio/auth/login'), { login: email.toUpperCase(), password: PASSWORD });
       assert.equal(byEmail.status, 200, 'login by email, case-insensitively');
       const stored = await p.facade.deps.access.database.query<{ password_hash: string }>('SELECT password_hash FROM studio_users WHERE username = $1::text', [base]);
@@ -221,11 +250,6 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.equal(await code(locked), 'STUDIO_LOGIN_THROTTLED');
       assert.ok(Number(locked.headers.get('retry-after')) > 0);
     });
-
-    let nextAddress = 0;
-    /** A client address no other test uses (X-Forwarded-For through the trusted loopback proxy). */
-    const freshAddress = (): Record<string, string> => ({ 'x-forwarded-for': `198.51.100.${++nextAddress}` });
-    const loginFrom = (from: Record<string, string>, login: string, password: string): Promise<Response> => postJson(url('/api/studio/auth/login'), { login, password }, from);
 
     test('parallel logins are counted before their check: at most 5 failures per account and address are checked', async () => {
       const name = `race${randomBytes(3).toString('hex')}`;

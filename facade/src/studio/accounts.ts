@@ -13,7 +13,8 @@
  * - Logins are throttled on top of the public rate profile, per account and address, per address,
  *   and slowed down per account, never locked (login-throttle.ts). A login for an unknown account
  *   still runs a password hash, so it costs the same work as a wrong password for a real one.
- * - Usernames and emails are unique case-insensitively after NFKC normalization.
+ * - Usernames and emails are unique case-insensitively after NFKC normalization; a username is in
+ *   one script and its confusable skeleton is unique too (usernames.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { TtsError, type Logger } from '@tts/common';
@@ -23,6 +24,7 @@ import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type Studi
 import { randomString, sha256Hex } from '../identity/crypto.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkNewPassword, type PasswordHasher } from './passwords.js';
+import { isSingleScript, usernameSkeleton } from './usernames.js';
 
 /** Lifetimes of sessions, in seconds. */
 export interface SessionPolicy {
@@ -133,7 +135,7 @@ export class StudioAccounts {
   async guest(requestRef: string): Promise<IssuedSession> {
     const userId = `usr_${randomBytes(12).toString('base64url')}`;
     const user = await this.repo.createUser(
-      { userId, kind: 'guest', username: null, usernameKey: null, email: null, emailKey: null, passwordHash: null },
+      { userId, kind: 'guest', username: null, usernameKey: null, usernameSkeleton: null, email: null, emailKey: null, passwordHash: null },
       { actor: `studio:${userId}`, userId, action: 'account.guest_created', vipRequestId: null, fromState: null, toState: 'guest', detail: null, requestRef },
     );
     return this.issue(user);
@@ -149,15 +151,18 @@ export class StudioAccounts {
     const email = input.email?.normalize('NFKC').trim();
     if (!username && !email) throw new TtsError('STUDIO_LOGIN_NAME_MISSING', undefined, { loc: ['body', 'username'] });
     if (username !== undefined && username !== '' && !USERNAME.test(username)) throw new TtsError('STUDIO_USERNAME_INVALID', undefined, { loc: ['body', 'username'] });
+    if (username !== undefined && username !== '' && !isSingleScript(username)) throw new TtsError('STUDIO_USERNAME_MIXED_SCRIPT', undefined, { loc: ['body', 'username'] });
     if (email !== undefined && email !== '' && (email.length > 254 || !EMAIL.test(email))) throw new TtsError('STUDIO_EMAIL_INVALID', undefined, { loc: ['body', 'email'] });
     const password = checkNewPassword(input.password, { username: username ?? null, email: email ?? null });
     const fields = {
       username: username || null,
       usernameKey: username ? loginKey(username) : null,
+      usernameSkeleton: username ? usernameSkeleton(username) : null,
       email: email || null,
       emailKey: email ? loginKey(email) : null,
     };
     if (fields.usernameKey !== null && (await this.repo.userByLogin(fields.usernameKey))) throw new TtsError('STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', 'username'] });
+    if (fields.usernameSkeleton !== null && (await this.repo.usernameSkeletonTaken(fields.usernameSkeleton))) throw new TtsError('STUDIO_USERNAME_CONFUSABLE', undefined, { loc: ['body', 'username'] });
     if (fields.emailKey !== null && (await this.repo.userByLogin(fields.emailKey))) throw new TtsError('STUDIO_EMAIL_TAKEN', undefined, { loc: ['body', 'email'] });
     const passwordHash = await this.hasher.hash(password);
     try {
@@ -174,9 +179,20 @@ export class StudioAccounts {
     } catch (err) {
       // Two registrations raced for the same name: the loser gets the same answer as a late one.
       if (err instanceof DatabaseError && err.sqlState === '23505') {
-        throw new TtsError(err.constraint?.includes('email') ? 'STUDIO_EMAIL_TAKEN' : 'STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', err.constraint?.includes('email') ? 'email' : 'username'] });
+        if (err.constraint?.includes('email')) throw new TtsError('STUDIO_EMAIL_TAKEN', undefined, { loc: ['body', 'email'] });
+        throw new TtsError(err.constraint?.includes('skeleton') ? 'STUDIO_USERNAME_CONFUSABLE' : 'STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', 'username'] });
       }
       throw err;
+    }
+  }
+
+  /**
+   * Stores the skeleton of every username registered before skeletons were (migration 22). Two
+   * older names with one skeleton keep working; the later one is left without and logged.
+   */
+  async backfillUsernameSkeletons(): Promise<void> {
+    for (const { userId, username } of await this.repo.usernamesWithoutSkeleton(100_000)) {
+      if (!(await this.repo.setUsernameSkeleton(userId, usernameSkeleton(username)))) this.logger.warn('studio username confusable with an older one', { user_id: userId });
     }
   }
 

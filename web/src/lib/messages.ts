@@ -67,6 +67,12 @@ export function messageFor(err: unknown): string {
       return 'The password is too short: use at least 12 characters.';
     case 'STUDIO_PASSWORD_TOO_LONG':
       return 'The password is too long: use at most 128 characters.';
+    case 'STUDIO_USERNAME_MIXED_SCRIPT':
+      return 'A username is written in one script: do not mix, for example, Latin and Cyrillic letters.';
+    case 'STUDIO_USERNAME_CONFUSABLE':
+      return 'That username looks like one already taken. Choose one that reads differently.';
+    case 'STUDIO_PASSWORD_GUESSABLE':
+      return `That password is too easy to guess. ${err.message}`;
     case 'STUDIO_PASSWORD_WEAK':
       return 'That password is too easy to guess (common, repetitive, or contains the name). Choose another.';
     case 'STUDIO_PASSWORD_INCORRECT':

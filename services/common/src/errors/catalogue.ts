@@ -210,11 +210,17 @@ export const ERROR_CATALOGUE = {
     hint: 'Send the account\'s current password in current_password.', openaiType: 'permission_error', retryable: false,
   },
   STUDIO_USERNAME_INVALID: invalid('The username is not valid.', 'Use 3 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.'),
+  STUDIO_USERNAME_MIXED_SCRIPT: invalid('The username mixes letters of several scripts (such as Latin and Cyrillic).', 'Write the username in one script; digits, dots, dashes and underscores go with any.'),
+  STUDIO_PASSWORD_GUESSABLE: invalid('The password is too easy to guess (strength below 3 on the 0-4 zxcvbn scale).', 'Follow the message\'s suggestions: a few uncommon words, no keyboard walks or repeated patterns.'),
   STUDIO_EMAIL_INVALID: invalid('The email address is not valid.', 'Send an address such as name@example.org (at most 254 characters).'),
   STUDIO_LOGIN_NAME_MISSING: invalid('Registration needs a username or an email address.', 'Send username, email or both.'),
   STUDIO_USERNAME_TAKEN: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The username is taken (names are compared case-insensitively after Unicode normalization).',
     hint: 'Pick another username.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_USERNAME_CONFUSABLE: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The username looks like one already taken (same Unicode confusable skeleton).',
+    hint: 'Pick a name that does not read as an existing one (look-alike letters, accents, 1 for l).', openaiType: 'invalid_request_error', retryable: false,
   },
   STUDIO_EMAIL_TAKEN: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The email address is already registered.',

@@ -24,8 +24,9 @@ import { migration as m0018 } from './0018_scheduler_leases.js';
 import { migration as m0019 } from './0019_job_access_attempts.js';
 import { migration as m0020 } from './0020_job_result_words.js';
 import { migration as m0021 } from './0021_lexicons.js';
+import { migration as m0022 } from './0022_studio_username_skeleton.js';
 
 export type { Migration } from './migration.js';
 
 /** The migrations of this code version, ascending. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020, m0021];
+export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020, m0021, m0022];
