@@ -9,15 +9,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { parseTrustedProxies } from '@tts/facade';
-import { startFakeSlipOk, type FakeSlipOk } from '@tts/facade/testing';
+import { startFakeSlipOk, testSlipPng, type FakeSlipOk } from '@tts/facade/testing';
 import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
 
 const PASSWORD = 'purple elephants dance at noon';
 
-/** Bytes the fake provider "reads" as a slip: a PNG signature and random content. */
-function slipImage(): Buffer {
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(256)]);
-}
+/** A slip image: a whole PNG of random pixels, another one each call. */
+const slipImage = (): Buffer => testSlipPng();
 
 interface Session { token: string; user: { user_id: string; kind: string; role: string; vip: boolean } }
 
@@ -418,13 +416,14 @@ function studioSuite(label: string, embedded: boolean): void {
       const broken = slipImage();
       fake.register(broken, { transRef: `TR${randomBytes(6).toString('hex')}`, amount: month.price, outcome: 'server_error' });
       waiting.push(['provider error', broken, 'provider_error']);
-      const other = await register();
+      // One request waits per user: each case is another user's.
       for (const [what, image, reason] of waiting) {
-        const res = await slip(other.token, image);
+        const res = await slip((await register()).token, image);
         assert.equal(res.status, 201, what);
         const body = await json<{ status: string; reason: string }>(res);
         assert.deepEqual([body.status, body.reason], ['pending_review', reason], what);
       }
+      const other = await register();
       const slow = slipImage();
       fake.register(slow, { transRef: `TR${randomBytes(6).toString('hex')}`, amount: month.price });
       fake.delayMs = 3000;
@@ -435,21 +434,63 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.ok(Date.now() - started < 2500, 'the provider timeout applies');
       assert.equal((await json<{ user: { vip: boolean } }>(await call('GET', '/api/studio/auth/me', st(other.token)))).user.vip, false);
 
+      // A user with a request waiting gets no second one, whatever the slip (the provider is not asked).
+      const callsBeforeSecond = fake.calls;
+      const second = await slip(other.token, slipImage());
+      assert.equal(second.status, 409);
+      assert.equal(await code(second), 'STUDIO_VIP_REQUEST_PENDING');
+      assert.equal(fake.calls, callsBeforeSecond);
+      const manualToo = await call('POST', '/api/studio/vip/request', st(other.token), { plan_id: 'vip_month', message: 'And by hand.' });
+      assert.equal(manualToo.status, 409);
+      // Parallel submissions of one user: at most one request waits.
+      const racer = await register();
+      const raced = await Promise.all([slipImage(), slipImage(), slipImage()].map((image) => slip(racer.token, image)));
+      assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409, 409]);
+      const racerRows = await p.facade.deps.access.database.query<{ n: string }>("SELECT count(*)::text AS n FROM studio_vip_requests WHERE user_id = $1::text AND status = 'pending_review'", [racer.user.user_id]);
+      assert.equal(racerRows[0]!.n, '1');
+
+      // Hostile images, refused before the provider: a PNG signature before an HTML page, a whole PNG
+      // with a page after its end, a corrupted chunk (CRC), a header claiming 20000 x 20000 pixels,
+      // an image larger than 4096 x 4096 pixels.
+      const clean = await register();
+      const png = slipImage();
+      const corrupt = Buffer.from(png);
+      corrupt[corrupt.length - 20] = corrupt[corrupt.length - 20]! ^ 0xff;
+      const bomb = Buffer.from(png);
+      bomb.writeUInt32BE(20_000, 16);
+      bomb.writeUInt32BE(20_000, 20);
+      const hostile: [string, Buffer, string][] = [
+        ['png-magic html', Buffer.concat([png.subarray(0, 8), Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>')]), 'STUDIO_SLIP_NOT_IMAGE'],
+        ['png then html', Buffer.concat([png, Buffer.from('<html><script>alert(1)</script></html>')]), 'STUDIO_SLIP_NOT_IMAGE'],
+        ['bad crc', corrupt, 'STUDIO_SLIP_NOT_IMAGE'],
+        ['20000 x 20000 header', bomb, 'STUDIO_SLIP_DIMENSIONS'],
+        ['4097 x 1', testSlipPng(4097, 1), 'STUDIO_SLIP_DIMENSIONS'],
+      ];
+      const callsBeforeHostile = fake.calls;
+      for (const [what, image, want] of hostile) {
+        const res = await slip(clean.token, image);
+        assert.equal(res.status, 422, what);
+        assert.equal(await code(res), want, what);
+      }
+      assert.equal(fake.calls, callsBeforeHostile, 'the provider never saw a hostile file');
+      assert.equal((await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_vip_requests WHERE user_id = $1::text', [clean.user.user_id]))[0]!.n, '0');
+
       // Bad slips: not an image, too large (refused while streaming), a guest, an unknown plan.
-      const text = await slip(other.token, Buffer.from('this is not an image at all'));
+      const plain = await register();
+      const text = await slip(plain.token, Buffer.from('this is not an image at all'));
       assert.equal(text.status, 422);
       assert.equal(await code(text), 'STUDIO_SLIP_NOT_IMAGE');
-      const huge = await slip(other.token, Buffer.concat([slipImage(), Buffer.alloc(5 * 1024 * 1024)]));
+      const huge = await slip(plain.token, Buffer.concat([slipImage(), Buffer.alloc(5 * 1024 * 1024)]));
       assert.equal(huge.status, 413);
       assert.equal(await code(huge), 'UPLOAD_TOO_LARGE');
       const g = await guest();
       const fromGuest = await slip(g.token, slipImage());
       assert.equal(fromGuest.status, 403);
       assert.equal(await code(fromGuest), 'STUDIO_REGISTRATION_REQUIRED');
-      const plan = await slip(other.token, slipImage(), 'vip_forever');
+      const plan = await slip(plain.token, slipImage(), 'vip_forever');
       assert.equal(plan.status, 422);
       assert.equal(await code(plan), 'STUDIO_VIP_PLAN_UNKNOWN');
-      const missing = await fetch(url('/api/studio/vip/slip'), { method: 'POST', headers: st(other.token), body: (() => { const f = new FormData(); f.append('plan_id', 'vip_month'); return f; })() });
+      const missing = await fetch(url('/api/studio/vip/slip'), { method: 'POST', headers: st(plain.token), body: (() => { const f = new FormData(); f.append('plan_id', 'vip_month'); return f; })() });
       assert.equal(missing.status, 422);
 
       // Every state change is audited.

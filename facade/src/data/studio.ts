@@ -4,6 +4,7 @@
  * not found. Tokens (sessions, shares) are stored only as SHA-256 digests.
  */
 import type { Database, Queryable } from '@tts/common/data';
+import { TtsError } from '@tts/common';
 
 /** Account kinds: a guest (token only), a registered user, a deleted (anonymized) account. */
 export type StudioUserKind = 'guest' | 'registered' | 'deleted';
@@ -522,8 +523,16 @@ export class StudioRepository {
    * Stores a new VIP request and, when it is approved at once, extends the user's VIP; audited, in
    * one transaction. A unique violation (the same slip or transaction raced in) is rethrown.
    */
+  /**
+   * Records a VIP request with its audits. A user has at most one request waiting: the user's row is
+   * locked first, so of two parallel waiting requests the second throws STUDIO_VIP_REQUEST_PENDING.
+   */
   async createVipRequest(v: Omit<VipRequest, 'createdAt' | 'vipUntil' | 'decidedAt'> & { vipDays: number | null }, audits: NewAuditEntry[], requestRef: string): Promise<VipRequest> {
     return this.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM studio_users WHERE user_id = $1::text FOR UPDATE', [v.userId]);
+      if (v.status === 'pending_review' && (await tx.query<Row>("SELECT 1 FROM studio_vip_requests WHERE user_id = $1::text AND status = 'pending_review' LIMIT 1", [v.userId])).length > 0) {
+        throw new TtsError('STUDIO_VIP_REQUEST_PENDING');
+      }
       let vipUntil: Date | null = null;
       if (v.status === 'approved' && v.vipDays !== null) vipUntil = await extendVip(tx, v.userId, v.vipDays);
       const rows = await tx.query<Row>(

@@ -265,7 +265,8 @@ export const ERROR_CATALOGUE = {
   },
   // The studio portal: VIP.
   STUDIO_VIP_PLAN_UNKNOWN: invalid('The VIP plan does not exist.', 'Pick a plan id from GET /api/studio/vip/info.'),
-  STUDIO_SLIP_NOT_IMAGE: invalid('The slip is not a JPEG, PNG or WebP image.', 'Send the payment slip image (a screenshot or the bank app\'s saved slip) in the `slip` field.'),
+  STUDIO_SLIP_NOT_IMAGE: invalid('The slip is not one whole, well-formed JPEG, PNG or WebP image.', 'Send the payment slip image (a screenshot or the bank app\'s saved slip) in the `slip` field.'),
+  STUDIO_SLIP_DIMENSIONS: invalid('The slip image is larger than 4096 x 4096 pixels.', 'Send the slip as the bank app saved it, or a screenshot of it.'),
   STUDIO_SLIP_DUPLICATE: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'This payment slip was already submitted.',
     hint: 'Each transfer grants VIP once; see the existing request in GET /api/studio/vip/info.', openaiType: 'invalid_request_error', retryable: false,
