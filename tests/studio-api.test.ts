@@ -216,11 +216,21 @@ function studioSuite(label: string, embedded: boolean): void {
       const latinCopy = await reg({ username: latin, password: PASSWORD });
       assert.equal(latinCopy.status, 409, 'a Latin name that reads as an all-Cyrillic one');
       assert.equal(await code(latinCopy), 'STUDIO_USERNAME_CONFUSABLE');
+      // A name stored before skeletons were (migration 22) gets its skeleton at start, and counts.
+      const legacy = `old${randomBytes(3).toString('hex').replace(/[0-9]/g, 'x')}lion`;
+      const legacyId = `usr_legacy${randomBytes(6).toString('hex')}`;
+      await p.facade.deps.access.database.query("INSERT INTO studio_users (user_id, kind, username, username_key) VALUES ($1::text, 'registered', $2::text, $2::text)", [legacyId, legacy]);
+      await p.facade.deps.access.studio.backfillUsernameSkeletons();
+      const filled = await p.facade.deps.access.database.query<{ username_skeleton: string | null }>('SELECT username_skeleton FROM studio_users WHERE user_id = $1::text', [legacyId]);
+      assert.equal(filled[0]?.username_skeleton, legacy);
+      const legacyAlike = await reg({ username: legacy.replace('lion', 'lıon'), password: PASSWORD });
+      assert.equal(legacyAlike.status, 409);
+      assert.equal(await code(legacyAlike), 'STUDIO_USERNAME_CONFUSABLE');
       const dupMail = await reg({ email: email.toUpperCase(), password: PASSWORD });
       assert.equal(dupMail.status, 409);
       assert.equal(await code(dupMail), 'STUDIO_EMAIL_TAKEN');
       const afterRows = await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_users');
-      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 4, 'refused registrations store nothing');
+      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 5, 'refused registrations store nothing (4 registered, 1 inserted as from before)');
       const byEmail = await postJson(url('/api/studio/auth/login'), { login: email.toUpperCase(), password: PASSWORD });
       assert.equal(byEmail.status, 200, 'login by email, case-insensitively');
       const stored = await p.facade.deps.access.database.query<{ password_hash: string }>('SELECT password_hash FROM studio_users WHERE username = $1::text', [base]);
