@@ -179,7 +179,7 @@ function suite(label: string, embedded: boolean): void {
       assert.deepEqual(others.jobs, []);
     });
 
-    test('deleting a studio account revokes its web jobs: status, audio and captions answer 404 to their job tokens', async () => {
+    test('deleting a studio account revokes its web jobs: status, audio, captions and events answer 404 to their job tokens', async () => {
       for (const kind of ['registered', 'guest'] as const) {
         const u = kind === 'registered' ? await register() : await guest();
         const form = new FormData();
@@ -193,7 +193,7 @@ function suite(label: string, embedded: boolean): void {
 
         const deleted = await fetch(url('/api/studio/auth/me'), { method: 'DELETE', headers: { ...st(u.token), 'content-type': 'application/json' }, body: JSON.stringify(kind === 'registered' ? { password: PASSWORD } : {}) });
         assert.equal(deleted.status, 200, await deleted.clone().text());
-        for (const tail of ['', '/audio', '/captions']) {
+        for (const tail of ['', '/audio', '/captions', '/events']) {
           const after = await fetch(url(`/api/web/jobs/${created.job_id}${tail}`), withToken);
           assert.equal(after.status, 404, `${kind} ${tail || 'status'}`);
           assert.equal(await code(after), 'JOB_NOT_FOUND');

@@ -43,13 +43,17 @@ export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobI
     throw err;
   }
   const job = await deps.jobs.get(jobId);
-  // A deleted studio account's jobs go with it: their tokens answer as for a job that never existed.
-  const ownerGone = job?.ownerKind === JobOwnerKind.JOB_OWNER_KIND_STUDIO && !(await deps.access.studio.isLiveUser(job.ownerId));
+  const ownerGone = job !== undefined && (await ownerDeleted(deps, job));
   await deps.access.audits.recordJobAccess({
     requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined && !ownerGone, reason: !job ? 'job_not_found' : ownerGone ? 'owner_deleted' : reason, clientAddress,
   });
   if (!job || ownerGone) throw new TtsError('JOB_NOT_FOUND');
   return job;
+}
+
+/** True when `job` belonged to a studio account since deleted: its job tokens answer as for a job that never existed. */
+export async function ownerDeleted(deps: FacadeDeps, job: Job): Promise<boolean> {
+  return job.ownerKind === JobOwnerKind.JOB_OWNER_KIND_STUDIO && !(await deps.access.studio.isLiveUser(job.ownerId));
 }
 
 /** The job token of a web request: X-Job-Token header, else the token query parameter. */
