@@ -366,4 +366,19 @@ describe('authorization matrix from the OpenAPI document', () => {
     assert.ok(ofJob.some((r) => r.requester_key_id === creds.owner_key.keyId && r.allowed && r.reason === 'owner'), 'the owner read is audited');
     assert.ok(!ofJob.some((r) => r.requester_key_id === creds.other_key.keyId && r.allowed), 'no read by another key was allowed');
   });
+
+  test('a studio administrator cannot approve their own VIP request (403, audited); another administrator can', async () => {
+    const studio = p.facade.deps.access.studio;
+    // An administrator of its own (the matrix's studio_admin already has a request waiting).
+    const adminSession = await studio.register({ username: 'matrixselfadmin', password: 'self admin passphrase 2718' }, undefined, 'matrix');
+    await studio.updateUser('admin', null, adminSession.user.userId, { role: 'admin' }, 'matrix');
+    const own = await p.facade.deps.studio.vip.request(await studio.authenticate(adminSession.token), 'vip_month', 'My own.', 'matrix');
+    const self = await fetch(`${p.url}/api/studio/admin/vip-requests/${own.requestId}/approve`, { method: 'POST', headers: { 'x-studio-token': adminSession.token } });
+    assert.equal(self.status, 403);
+    assert.equal(((await self.json()) as { code: string }).code, 'STUDIO_VIP_SELF_APPROVAL');
+    assert.equal((await p.facade.deps.studio.vip.list('pending_review', 1000)).find((r) => r.requestId === own.requestId)?.status, 'pending_review', 'the request still waits');
+    const refusals = await p.facade.deps.access.database.query<{ actor: string }>("SELECT actor FROM studio_audit WHERE vip_request_id = $1::text AND action = 'vip_request.self_approval_refused'", [own.requestId]);
+    assert.deepEqual(refusals.map((r) => r.actor), [`studio:${adminSession.user.userId}`], 'the refused self-approval is audited');
+    assert.equal((await fetch(`${p.url}/api/studio/admin/vip-requests/${own.requestId}/approve`, { method: 'POST', headers: { 'x-admin-key': p.adminKey } })).status, 200);
+  });
 });

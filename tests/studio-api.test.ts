@@ -8,15 +8,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startFakeSlipOk, type FakeSlipOk } from '@tts/facade/testing';
+import { parseTrustedProxies } from '@tts/facade';
+import { startFakeSlipOk, testSlipPng, type FakeSlipOk } from '@tts/facade/testing';
 import { postJson, startPlatform, type TestPlatform } from './support/platform.js';
 
 const PASSWORD = 'purple elephants dance at noon';
 
-/** Bytes the fake provider "reads" as a slip: a PNG signature and random content. */
-function slipImage(): Buffer {
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(256)]);
-}
+/** A slip image: a whole PNG of random pixels, another one each call. */
+const slipImage = (): Buffer => testSlipPng();
 
 interface Session { token: string; user: { user_id: string; kind: string; role: string; vip: boolean } }
 
@@ -35,6 +34,8 @@ function studioSuite(label: string, embedded: boolean): void {
           slipProviderKey: 'slipok-test-key',
           slipProviderBranch: '4242',
           slipProviderTimeoutMs: 600,
+          // Login throttling is per client address: the tests name theirs in X-Forwarded-For.
+          trustedProxies: parseTrustedProxies('127.0.0.1,::1'),
           ...(embedded ? { databaseUrl: undefined, redisUrl: undefined, ephemeral: true } : {}),
         },
       });
@@ -70,6 +71,11 @@ function studioSuite(label: string, embedded: boolean): void {
       const rows = await p.facade.deps.access.database.query<{ action: string }>('SELECT action FROM studio_audit WHERE user_id = $1::text ORDER BY id', [userId]);
       return rows.map((r) => r.action);
     };
+
+    let nextAddress = 0;
+    /** A client address no other test uses (X-Forwarded-For through the trusted loopback proxy). */
+    const freshAddress = (): Record<string, string> => ({ 'x-forwarded-for': `198.51.100.${++nextAddress}` });
+    const loginFrom = (from: Record<string, string>, login: string, password: string): Promise<Response> => postJson(url('/api/studio/auth/login'), { login, password }, from);
 
     test('register -> login -> preset -> share -> fork by another user -> revoke', async () => {
       const name = `Ada${randomBytes(3).toString('hex')}`;
@@ -157,7 +163,10 @@ function studioSuite(label: string, embedded: boolean): void {
     });
 
     test('passwords: length over composition, breached and repetitive ones refused; names unique after normalization', async () => {
-      const reg = (body: Record<string, unknown>): Promise<Response> => postJson(url('/api/studio/auth/register'), body);
+      // Registration is on the public profile (30 a minute per address): this test sends more.
+      const refusedFrom = freshAddress();
+      const createdFrom = freshAddress();
+      const reg = (body: Record<string, unknown>): Promise<Response> => postJson(url('/api/studio/auth/register'), body, refusedFrom);
       const cases: [Record<string, unknown>, number, string][] = [
         [{ username: 'shorty1', password: 'short pw' }, 422, 'STUDIO_PASSWORD_TOO_SHORT'],
         [{ username: 'longy01', password: 'x'.repeat(10_240) }, 422, 'STUDIO_PASSWORD_TOO_LONG'],
@@ -170,6 +179,9 @@ function studioSuite(label: string, embedded: boolean): void {
         [{ username: 'a b', password: PASSWORD }, 422, 'STUDIO_USERNAME_INVALID'],
         [{ email: 'not-an-email', password: PASSWORD }, 422, 'STUDIO_EMAIL_INVALID'],
         [{ username: 'x'.repeat(10), password: 42 }, 422, 'VALIDATION_FAILED'],
+        [{ username: 'walker1', password: 'qwertyuiopas' }, 422, 'STUDIO_PASSWORD_GUESSABLE'],
+        [{ username: 'walker2', password: 'ab12ab12ab12ab' }, 422, 'STUDIO_PASSWORD_GUESSABLE'],
+        [{ username: 'mixеd', password: PASSWORD }, 422, 'STUDIO_USERNAME_MIXED_SCRIPT'],
       ];
       for (const [body, status, want] of cases) {
         const res = await reg(body);
@@ -178,7 +190,7 @@ function studioSuite(label: string, embedded: boolean): void {
       }
       const before = await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_users');
       const base = `zoe${randomBytes(3).toString('hex')}`;
-      await register(base);
+      await register(base, createdFrom);
       const email = `${base}@example.org`;
       assert.equal((await reg({ username: `${base}x`, email, password: PASSWORD })).status, 201);
       for (const dup of [base.toUpperCase(), base.normalize('NFKC').replace('z', 'ｚ')]) {
@@ -186,11 +198,39 @@ function studioSuite(label: string, embedded: boolean): void {
         assert.equal(res.status, 409, dup);
         assert.equal(await code(res), 'STUDIO_USERNAME_TAKEN');
       }
+      // Look-alikes of an existing name (UTS #39 skeleton): a dotted capital İ, a dotless ı, 1 for l, accents; a Cyrillic а among Latin letters is mixed script.
+      const alike = `al${randomBytes(3).toString('hex').replace(/[0-9]/g, 'x')}`;
+      await register(`${alike}ice`, createdFrom);
+      for (const dup of [`${alike.toUpperCase()}İCE`, `${alike}ıce`, `${alike.replace('l', '1')}ice`, `${alike}ícé`]) {
+        const res = await reg({ username: dup, password: PASSWORD });
+        assert.equal(res.status, 409, dup);
+        assert.equal(await code(res), 'STUDIO_USERNAME_CONFUSABLE', dup);
+      }
+      const mixed = await reg({ username: `${alike.replace('a', 'а')}ice`, password: PASSWORD });
+      assert.equal(mixed.status, 422);
+      assert.equal(await code(mixed), 'STUDIO_USERNAME_MIXED_SCRIPT');
+      // A whole name in Cyrillic letters that read as Latin ones, then its Latin reading.
+      const latin = `ape${Array.from(randomBytes(6), (b) => 'aeopcxy'[b % 7]).join('')}`;
+      const cyrillic = [...latin].map((c) => 'аеорсху'['aeopcxy'.indexOf(c)]).join('');
+      await register(cyrillic, createdFrom);
+      const latinCopy = await reg({ username: latin, password: PASSWORD });
+      assert.equal(latinCopy.status, 409, 'a Latin name that reads as an all-Cyrillic one');
+      assert.equal(await code(latinCopy), 'STUDIO_USERNAME_CONFUSABLE');
+      // A name stored before skeletons were (migration 24) gets its skeleton at start, and counts.
+      const legacy = `old${randomBytes(3).toString('hex').replace(/[0-9]/g, 'x')}lion`;
+      const legacyId = `usr_legacy${randomBytes(6).toString('hex')}`;
+      await p.facade.deps.access.database.query("INSERT INTO studio_users (user_id, kind, username, username_key) VALUES ($1::text, 'registered', $2::text, $2::text)", [legacyId, legacy]);
+      await p.facade.deps.access.studio.backfillUsernameSkeletons();
+      const filled = await p.facade.deps.access.database.query<{ username_skeleton: string | null }>('SELECT username_skeleton FROM studio_users WHERE user_id = $1::text', [legacyId]);
+      assert.equal(filled[0]?.username_skeleton, legacy);
+      const legacyAlike = await reg({ username: legacy.replace('lion', 'lıon'), password: PASSWORD });
+      assert.equal(legacyAlike.status, 409);
+      assert.equal(await code(legacyAlike), 'STUDIO_USERNAME_CONFUSABLE');
       const dupMail = await reg({ email: email.toUpperCase(), password: PASSWORD });
       assert.equal(dupMail.status, 409);
       assert.equal(await code(dupMail), 'STUDIO_EMAIL_TAKEN');
       const afterRows = await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_users');
-      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 2, 'refused registrations store nothing');
+      assert.equal(Number(afterRows[0]!.n) - Number(before[0]!.n), 5, 'refused registrations store nothing (4 registered, 1 inserted as from before)');
       const byEmail = await postJson(url('/api/studio/auth/login'), { login: email.toUpperCase(), password: PASSWORD });
       assert.equal(byEmail.status, 200, 'login by email, case-insensitively');
       const stored = await p.facade.deps.access.database.query<{ password_hash: string }>('SELECT password_hash FROM studio_users WHERE username = $1::text', [base]);
@@ -217,6 +257,52 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.equal(locked.status, 429);
       assert.equal(await code(locked), 'STUDIO_LOGIN_THROTTLED');
       assert.ok(Number(locked.headers.get('retry-after')) > 0);
+    });
+
+    test('parallel logins are counted before their check: at most 5 failures per account and address are checked', async () => {
+      const name = `race${randomBytes(3).toString('hex')}`;
+      await register(name);
+      const hasher = p.facade.deps.access.studio.hasher;
+      const runs = hasher.hashRuns;
+      const from = freshAddress();
+      // 29 in the burst and one after it: the public profile allows 30 a minute per address.
+      const answers = await Promise.all(Array.from({ length: 29 }, (_, i) => loginFrom(from, name, i === 17 ? PASSWORD : `wrong password number ${i}`)));
+      const statuses = answers.map((r) => r.status);
+      const checked = hasher.hashRuns - runs;
+      assert.ok(checked <= 6, `${checked} passwords checked of 29 parallel attempts (${statuses.join(',')})`);
+      assert.ok(statuses.filter((s) => s === 401).length <= 5, statuses.join(','));
+      for (const r of answers.filter((x) => x.status === 429)) assert.equal(await code(r), 'STUDIO_LOGIN_THROTTLED');
+      // A success in the burst took back only its own count: the failures stay.
+      const after = await loginFrom(from, name, PASSWORD);
+      assert.equal(after.status, 429);
+      assert.equal(await code(after), 'STUDIO_LOGIN_THROTTLED');
+    });
+
+    test('failures slow an account down but never lock out its right password from another address', async () => {
+      const name = `dos${randomBytes(3).toString('hex')}`;
+      await register(name);
+      const attacker = freshAddress();
+      for (let i = 0; i < 5; i++) assert.equal((await loginFrom(attacker, name, `wrong password ${i}`)).status, 401);
+      assert.equal((await loginFrom(attacker, name, PASSWORD)).status, 429, 'the failing address is refused on this account');
+      assert.equal((await loginFrom(freshAddress(), name, PASSWORD)).status, 200, 'the right password from another address passes');
+
+      // Guesses from many addresses: one per delay, the delay doubling; the owner passes after it.
+      const guesses: Response[] = [];
+      for (let i = 0; i < 4; i++) guesses.push(await loginFrom(freshAddress(), name, `distributed guess ${i}`));
+      const slowed = guesses.filter((r) => r.status === 429);
+      assert.ok(slowed.length >= 2, guesses.map((r) => r.status).join(','));
+      for (const r of slowed) {
+        assert.equal(await code(r), 'STUDIO_LOGIN_THROTTLED');
+        const wait = Number(r.headers.get('retry-after'));
+        assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+      }
+      const owner = freshAddress();
+      let answer = await loginFrom(owner, name, PASSWORD);
+      for (let tries = 0; answer.status === 429 && tries < 3; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after')) * 1000 + 100));
+        answer = await loginFrom(owner, name, PASSWORD);
+      }
+      assert.equal(answer.status, 200, 'the right password passes after the Retry-After delay');
     });
 
     test('nobody reads or changes another user\'s presets or shares (owner / other / guest / admin)', async () => {
@@ -340,13 +426,14 @@ function studioSuite(label: string, embedded: boolean): void {
       const broken = slipImage();
       fake.register(broken, { transRef: `TR${randomBytes(6).toString('hex')}`, amount: month.price, outcome: 'server_error' });
       waiting.push(['provider error', broken, 'provider_error']);
-      const other = await register();
+      // One request waits per user: each case is another user's.
       for (const [what, image, reason] of waiting) {
-        const res = await slip(other.token, image);
+        const res = await slip((await register()).token, image);
         assert.equal(res.status, 201, what);
         const body = await json<{ status: string; reason: string }>(res);
         assert.deepEqual([body.status, body.reason], ['pending_review', reason], what);
       }
+      const other = await register();
       const slow = slipImage();
       fake.register(slow, { transRef: `TR${randomBytes(6).toString('hex')}`, amount: month.price });
       fake.delayMs = 3000;
@@ -357,21 +444,63 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.ok(Date.now() - started < 2500, 'the provider timeout applies');
       assert.equal((await json<{ user: { vip: boolean } }>(await call('GET', '/api/studio/auth/me', st(other.token)))).user.vip, false);
 
+      // A user with a request waiting gets no second one, whatever the slip (the provider is not asked).
+      const callsBeforeSecond = fake.calls;
+      const second = await slip(other.token, slipImage());
+      assert.equal(second.status, 409);
+      assert.equal(await code(second), 'STUDIO_VIP_REQUEST_PENDING');
+      assert.equal(fake.calls, callsBeforeSecond);
+      const manualToo = await call('POST', '/api/studio/vip/request', st(other.token), { plan_id: 'vip_month', message: 'And by hand.' });
+      assert.equal(manualToo.status, 409);
+      // Parallel submissions of one user: at most one request waits.
+      const racer = await register();
+      const raced = await Promise.all([slipImage(), slipImage(), slipImage()].map((image) => slip(racer.token, image)));
+      assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409, 409]);
+      const racerRows = await p.facade.deps.access.database.query<{ n: string }>("SELECT count(*)::text AS n FROM studio_vip_requests WHERE user_id = $1::text AND status = 'pending_review'", [racer.user.user_id]);
+      assert.equal(racerRows[0]!.n, '1');
+
+      // Hostile images, refused before the provider: a PNG signature before an HTML page, a whole PNG
+      // with a page after its end, a corrupted chunk (CRC), a header claiming 20000 x 20000 pixels,
+      // an image larger than 4096 x 4096 pixels.
+      const clean = await register();
+      const png = slipImage();
+      const corrupt = Buffer.from(png);
+      corrupt[corrupt.length - 20] = corrupt[corrupt.length - 20]! ^ 0xff;
+      const bomb = Buffer.from(png);
+      bomb.writeUInt32BE(20_000, 16);
+      bomb.writeUInt32BE(20_000, 20);
+      const hostile: [string, Buffer, string][] = [
+        ['png-magic html', Buffer.concat([png.subarray(0, 8), Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>')]), 'STUDIO_SLIP_NOT_IMAGE'],
+        ['png then html', Buffer.concat([png, Buffer.from('<html><script>alert(1)</script></html>')]), 'STUDIO_SLIP_NOT_IMAGE'],
+        ['bad crc', corrupt, 'STUDIO_SLIP_NOT_IMAGE'],
+        ['20000 x 20000 header', bomb, 'STUDIO_SLIP_DIMENSIONS'],
+        ['4097 x 1', testSlipPng(4097, 1), 'STUDIO_SLIP_DIMENSIONS'],
+      ];
+      const callsBeforeHostile = fake.calls;
+      for (const [what, image, want] of hostile) {
+        const res = await slip(clean.token, image);
+        assert.equal(res.status, 422, what);
+        assert.equal(await code(res), want, what);
+      }
+      assert.equal(fake.calls, callsBeforeHostile, 'the provider never saw a hostile file');
+      assert.equal((await p.facade.deps.access.database.query<{ n: string }>('SELECT count(*)::text AS n FROM studio_vip_requests WHERE user_id = $1::text', [clean.user.user_id]))[0]!.n, '0');
+
       // Bad slips: not an image, too large (refused while streaming), a guest, an unknown plan.
-      const text = await slip(other.token, Buffer.from('this is not an image at all'));
+      const plain = await register();
+      const text = await slip(plain.token, Buffer.from('this is not an image at all'));
       assert.equal(text.status, 422);
       assert.equal(await code(text), 'STUDIO_SLIP_NOT_IMAGE');
-      const huge = await slip(other.token, Buffer.concat([slipImage(), Buffer.alloc(5 * 1024 * 1024)]));
+      const huge = await slip(plain.token, Buffer.concat([slipImage(), Buffer.alloc(5 * 1024 * 1024)]));
       assert.equal(huge.status, 413);
       assert.equal(await code(huge), 'UPLOAD_TOO_LARGE');
       const g = await guest();
       const fromGuest = await slip(g.token, slipImage());
       assert.equal(fromGuest.status, 403);
       assert.equal(await code(fromGuest), 'STUDIO_REGISTRATION_REQUIRED');
-      const plan = await slip(other.token, slipImage(), 'vip_forever');
+      const plan = await slip(plain.token, slipImage(), 'vip_forever');
       assert.equal(plan.status, 422);
       assert.equal(await code(plan), 'STUDIO_VIP_PLAN_UNKNOWN');
-      const missing = await fetch(url('/api/studio/vip/slip'), { method: 'POST', headers: st(other.token), body: (() => { const f = new FormData(); f.append('plan_id', 'vip_month'); return f; })() });
+      const missing = await fetch(url('/api/studio/vip/slip'), { method: 'POST', headers: st(plain.token), body: (() => { const f = new FormData(); f.append('plan_id', 'vip_month'); return f; })() });
       assert.equal(missing.status, 422);
 
       // Every state change is audited.
@@ -463,9 +592,16 @@ function studioSuite(label: string, embedded: boolean): void {
       const third = await json<Session>(await postJson(url('/api/studio/auth/login'), { login: name, password: 'a brand new passphrase here' }));
       assert.equal((await call('PATCH', `/api/studio/admin/users/${third.user.user_id}`, admin(), { disabled: true })).status, 200);
       assert.equal((await call('GET', '/api/studio/presets', st(third.token))).status, 401);
-      const disabled = await postJson(url('/api/studio/auth/login'), { login: name, password: 'a brand new passphrase here' });
-      assert.equal(disabled.status, 403);
-      assert.equal(await code(disabled), 'STUDIO_ACCOUNT_DISABLED');
+      // A disabled account answers the right password as it answers a wrong one (no password oracle).
+      const answer = async (password: string): Promise<[number, Record<string, unknown>]> => {
+        const res = await loginFrom(freshAddress(), name, password);
+        // Only the per-request ids may differ.
+        const { request_id: _r, trace_id: _t, ...body } = await json<Record<string, unknown>>(res);
+        return [res.status, body];
+      };
+      const right = await answer('a brand new passphrase here');
+      assert.deepEqual(right, await answer('not the password at all'));
+      assert.deepEqual([right[0], right[1]['code']], [401, 'STUDIO_LOGIN_FAILED']);
     });
 
     test('deleting an account removes its data and keeps the audit under an anonymous id', async () => {
@@ -477,7 +613,7 @@ function studioSuite(label: string, embedded: boolean): void {
       assert.equal(refused.status, 403);
       const res = await call('DELETE', '/api/studio/auth/me', st(u.token), { password: PASSWORD });
       assert.equal(res.status, 200);
-      assert.deepEqual(await json(res), { ok: true, removed: { presets: 1, shares: 1, sessions: 1, references: 0 } });
+      assert.deepEqual(await json(res), { ok: true, removed: { presets: 1, shares: 1, sessions: 1, references: 0, jobs_cancelled: 0 } });
       assert.equal((await call('GET', '/api/studio/auth/me', st(u.token))).status, 401);
       assert.equal((await fetch(url(`/api/studio/share/${share.share_token}`))).status, 404);
       const row = (await p.facade.deps.access.database.query<Record<string, unknown>>('SELECT kind, username, email, password_hash FROM studio_users WHERE user_id = $1::text', [u.user.user_id]))[0]!;

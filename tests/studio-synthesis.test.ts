@@ -179,6 +179,28 @@ function suite(label: string, embedded: boolean): void {
       assert.deepEqual(others.jobs, []);
     });
 
+    test('deleting a studio account revokes its web jobs: status, audio, captions and events answer 404 to their job tokens', async () => {
+      for (const kind of ['registered', 'guest'] as const) {
+        const u = kind === 'registered' ? await register() : await guest();
+        const form = new FormData();
+        form.append('text', 'A job of an account about to be deleted.');
+        const res = await fetch(url('/api/web/jobs/tts'), { method: 'POST', headers: st(u.token), body: form });
+        assert.equal(res.status, 200, await res.clone().text());
+        const created = await json<{ job_id: string; job_token: string }>(res);
+        const withToken = { headers: { 'x-job-token': created.job_token } };
+        await waitFor(async () => (await json<{ status: string }>(await fetch(url(`/api/web/jobs/${created.job_id}`), withToken))).status === 'completed', 30_000, 'the job to finish');
+        assert.equal((await fetch(url(`/api/web/jobs/${created.job_id}/audio`), withToken)).status, 200);
+
+        const deleted = await fetch(url('/api/studio/auth/me'), { method: 'DELETE', headers: { ...st(u.token), 'content-type': 'application/json' }, body: JSON.stringify(kind === 'registered' ? { password: PASSWORD } : {}) });
+        assert.equal(deleted.status, 200, await deleted.clone().text());
+        for (const tail of ['', '/audio', '/captions', '/events']) {
+          const after = await fetch(url(`/api/web/jobs/${created.job_id}${tail}`), withToken);
+          assert.equal(after.status, 404, `${kind} ${tail || 'status'}`);
+          assert.equal(await code(after), 'JOB_NOT_FOUND');
+        }
+      }
+    });
+
     test('reference clips owned by the studio user; a preset with a reference clones, with consent', async () => {
       const u = await register();
       const f = new FormData();

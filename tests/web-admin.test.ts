@@ -178,8 +178,10 @@ describe('administration pages', () => {
     assert.match(await announced(page, /disabled/), new RegExp(`${carol.user.username} is disabled`));
     await row(carol).locator('.badge', { hasText: 'disabled' }).waitFor();
     assert.ok([401, 403].includes((await me(carol.token)).status), 'a disabled user is refused');
+    // A disabled account answers its right password as a wrong one (no password oracle).
     const login = await postJson(`${p.url}/api/studio/auth/login`, { login: carol.user.username, password: PASSWORD });
-    assert.equal(login.status, 403);
+    assert.equal(login.status, 401);
+    assert.equal(((await login.json()) as { code: string }).code, 'STUDIO_LOGIN_FAILED');
     await row(carol).getByRole('button', { name: 'Enable' }).click();
     assert.match(await announced(page, /enabled/), new RegExp(`${carol.user.username} is enabled again\\.`));
     assert.equal((await postJson(`${p.url}/api/studio/auth/login`, { login: carol.user.username, password: PASSWORD })).status, 200);

@@ -9,17 +9,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startFakeSlipOk, type FakeSlipOk } from '@tts/facade/testing';
+import { startFakeSlipOk, testSlipPng, type FakeSlipOk } from '@tts/facade/testing';
 import { checkPage, DESKTOP, launchBrowser, openPage, PHONE, type RecordedPage } from './support/browser.js';
 import { startPlatform, waitFor, type TestPlatform } from './support/platform.js';
 
 const PASSWORD = 'purple elephants dance at noon';
 const LONG = { timeout: 30_000 };
 
-/** Bytes the fake provider reads as a slip: a PNG signature and random content. */
-function slipImage(): Buffer {
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(256)]);
-}
+/** A slip image: a whole PNG of random pixels, another one each call. */
+const slipImage = (): Buffer => testSlipPng();
 
 /** A fresh username. */
 const newName = (prefix: string): string => `${prefix}${randomBytes(3).toString('hex')}`;

@@ -9,5 +9,5 @@ export * from './domain/openapi-document.js';
 export * from './identity/index.js';
 export * from './slo/index.js';
 export * from './slo/objectives.js';
-export { startFakeSlipOk, type FakeSlipOk } from './testing/fake-slipok.js';
+export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-slipok.js';
 export { JobTokens } from './domain/job-tokens.js';

@@ -44,7 +44,7 @@ for (const backend of databaseBackends()) {
       const repo = new LexiconRepository(db);
       const studio = new StudioRepository(db);
       for (const userId of ['usr_owner000001', 'usr_other000001']) {
-        await studio.createUser({ userId, kind: 'guest', username: null, usernameKey: null, email: null, emailKey: null, passwordHash: null }, { actor: 'test', userId, action: 'create', vipRequestId: null, fromState: null, toState: null, detail: null });
+        await studio.createUser({ userId, kind: 'guest', username: null, usernameKey: null, usernameSkeleton: null, email: null, emailKey: null, passwordHash: null }, { actor: 'test', userId, action: 'create', vipRequestId: null, fromState: null, toState: null, detail: null });
       }
       await studio.createPreset({ presetId: 'pst_preset000001', userId: 'usr_owner000001', name: 'p', voice: null, engine: null, speed: null, format: null, sampleText: null, notes: null, referenceId: null });
       await repo.replace('owner:studio:usr_owner000001', [tomato, nginx]);

@@ -4,6 +4,7 @@
  * not found. Tokens (sessions, shares) are stored only as SHA-256 digests.
  */
 import type { Database, Queryable } from '@tts/common/data';
+import { TtsError } from '@tts/common';
 
 /** Account kinds: a guest (token only), a registered user, a deleted (anonymized) account. */
 export type StudioUserKind = 'guest' | 'registered' | 'deleted';
@@ -211,6 +212,8 @@ export interface NewStudioUser {
   readonly kind: 'guest' | 'registered';
   readonly username: string | null;
   readonly usernameKey: string | null;
+  /** The username's confusable skeleton (studio/usernames.ts), unique. */
+  readonly usernameSkeleton: string | null;
   readonly email: string | null;
   readonly emailKey: string | null;
   readonly passwordHash: string | null;
@@ -233,9 +236,9 @@ export class StudioRepository {
 
   async createUser(u: NewStudioUser, audit: NewAuditEntry, q: Queryable = this.db): Promise<StudioUser> {
     const rows = await q.query<Row>(
-      `INSERT INTO studio_users (user_id, kind, username, username_key, email, email_key, password_hash)
-       VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text) RETURNING ${USER_COLUMNS}`,
-      [u.userId, u.kind, u.username, u.usernameKey, u.email, u.emailKey, u.passwordHash],
+      `INSERT INTO studio_users (user_id, kind, username, username_key, username_skeleton, email, email_key, password_hash)
+       VALUES ($1::text, $2::text, $3::text, $4::text, $8::text, $5::text, $6::text, $7::text) RETURNING ${USER_COLUMNS}`,
+      [u.userId, u.kind, u.username, u.usernameKey, u.email, u.emailKey, u.passwordHash, u.usernameSkeleton],
     );
     await writeStudioAudit(q, audit);
     return userOf(rows[0]!);
@@ -245,14 +248,34 @@ export class StudioRepository {
   async registerGuest(userId: string, u: Omit<NewStudioUser, 'userId' | 'kind'>, audit: NewAuditEntry): Promise<StudioUser | undefined> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<Row>(
-        `UPDATE studio_users SET kind = 'registered', username = $2::text, username_key = $3::text, email = $4::text, email_key = $5::text, password_hash = $6::text, updated_at = now()
+        `UPDATE studio_users SET kind = 'registered', username = $2::text, username_key = $3::text, username_skeleton = $7::text, email = $4::text, email_key = $5::text, password_hash = $6::text, updated_at = now()
          WHERE user_id = $1::text AND kind = 'guest' RETURNING ${USER_COLUMNS}`,
-        [userId, u.username, u.usernameKey, u.email, u.emailKey, u.passwordHash],
+        [userId, u.username, u.usernameKey, u.email, u.emailKey, u.passwordHash, u.usernameSkeleton],
       );
       if (!rows[0]) return undefined;
       await writeStudioAudit(tx, audit);
       return userOf(rows[0]);
     });
+  }
+
+  /** True when a user holds a username of this skeleton. */
+  async usernameSkeletonTaken(skeleton: string): Promise<boolean> {
+    return (await this.db.query<Row>('SELECT 1 FROM studio_users WHERE username_skeleton = $1::text LIMIT 1', [skeleton])).length > 0;
+  }
+
+  /** Usernames stored before their skeleton was (at most `limit`). */
+  async usernamesWithoutSkeleton(limit: number): Promise<{ userId: string; username: string }[]> {
+    const rows = await this.db.query<Row>('SELECT user_id, username FROM studio_users WHERE username IS NOT NULL AND username_skeleton IS NULL ORDER BY created_at LIMIT $1::int', [limit]);
+    return rows.map((r) => ({ userId: String(r['user_id']), username: String(r['username']) }));
+  }
+
+  /** Stores a username's skeleton; false when another user already holds it (the row is left without). */
+  async setUsernameSkeleton(userId: string, skeleton: string): Promise<boolean> {
+    const rows = await this.db.query<Row>(
+      'UPDATE studio_users SET username_skeleton = $2::text WHERE user_id = $1::text AND NOT EXISTS (SELECT 1 FROM studio_users WHERE username_skeleton = $2::text) RETURNING user_id',
+      [userId, skeleton],
+    );
+    return rows.length > 0;
   }
 
   async userByLogin(loginKey: string): Promise<StudioUser | undefined> {
@@ -341,7 +364,7 @@ export class StudioRepository {
       // The user's own pronunciation lexicon goes with the account (its presets' went with them).
       await tx.query("DELETE FROM lexicon_entries WHERE lexicon_id = 'owner:studio:' || $1::text", [userId]);
       await tx.query(
-        `UPDATE studio_users SET kind = 'deleted', username = NULL, username_key = NULL, email = NULL, email_key = NULL, password_hash = NULL, vip_until = NULL, deleted_at = now(), updated_at = now()
+        `UPDATE studio_users SET kind = 'deleted', username = NULL, username_key = NULL, username_skeleton = NULL, email = NULL, email_key = NULL, password_hash = NULL, vip_until = NULL, deleted_at = now(), updated_at = now()
          WHERE user_id = $1::text`,
         [userId],
       );
@@ -500,8 +523,16 @@ export class StudioRepository {
    * Stores a new VIP request and, when it is approved at once, extends the user's VIP; audited, in
    * one transaction. A unique violation (the same slip or transaction raced in) is rethrown.
    */
+  /**
+   * Records a VIP request with its audits. A user has at most one request waiting: the user's row is
+   * locked first, so of two parallel waiting requests the second throws STUDIO_VIP_REQUEST_PENDING.
+   */
   async createVipRequest(v: Omit<VipRequest, 'createdAt' | 'vipUntil' | 'decidedAt'> & { vipDays: number | null }, audits: NewAuditEntry[], requestRef: string): Promise<VipRequest> {
     return this.db.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM studio_users WHERE user_id = $1::text FOR UPDATE', [v.userId]);
+      if (v.status === 'pending_review' && (await tx.query<Row>("SELECT 1 FROM studio_vip_requests WHERE user_id = $1::text AND status = 'pending_review' LIMIT 1", [v.userId])).length > 0) {
+        throw new TtsError('STUDIO_VIP_REQUEST_PENDING');
+      }
       let vipUntil: Date | null = null;
       if (v.status === 'approved' && v.vipDays !== null) vipUntil = await extendVip(tx, v.userId, v.vipDays);
       const rows = await tx.query<Row>(

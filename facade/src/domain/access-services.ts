@@ -91,6 +91,8 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
   logger.info('identity ready', { database: database.kind, kv: kv.backend.kind, admin_key: admin.source, auth_mode: config.authMode });
   // Usage and consent records are written behind the response, in batches; quota figures are
   // cached per key and kept current with this replica's requests (identity/quotas.ts).
+  const studio = new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger });
+  await studio.backfillUsernameSkeletons();
   const recorder = new UsageRecorder(usageRepo, logger, { flushMs: config.meteringFlushMs });
   const quotas = new QuotaService({ usage: usageRepo, pending: recorder, cacheTtlMs: identityCacheMs });
   return {
@@ -105,7 +107,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
     quotas,
     usage: new UsageService({ usage: usageRepo, apiKeys: apiKeyRepo, quotas, recorder, tiers }),
     audits: new AuditService(new AuditRepository(database), logger, { flushMs: config.meteringFlushMs, denialWindowMs: config.auditDenialWindowMs }),
-    studio: new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger }),
+    studio,
     studioRepo,
     async close() {
       await kv.close();

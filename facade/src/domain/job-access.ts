@@ -29,8 +29,9 @@ export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, 
 }
 
 /**
- * A web job, if `token` grants access to it; audits the read (denials from one client address
- * aggregated, see identity/denied-access.ts). Throws JOB_TOKEN_* or JOB_NOT_FOUND.
+ * A web job, if `token` grants access to it and its owner still exists (a deleted studio account's
+ * jobs are not found); audits the read (denials from one client address aggregated, see
+ * identity/denied-access.ts). Throws JOB_TOKEN_* or JOB_NOT_FOUND.
  */
 export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobId: string, endpoint: string, requestId: string, clientAddress: string): Promise<Job> {
   let reason = 'token';
@@ -42,11 +43,17 @@ export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobI
     throw err;
   }
   const job = await deps.jobs.get(jobId);
+  const ownerGone = job !== undefined && (await ownerDeleted(deps, job));
   await deps.access.audits.recordJobAccess({
-    requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined, reason: job ? reason : 'job_not_found', clientAddress,
+    requestId, endpoint, jobId, requesterKind: 'job_token', requesterKeyId: null, ownerKeyId: null, allowed: job !== undefined && !ownerGone, reason: !job ? 'job_not_found' : ownerGone ? 'owner_deleted' : reason, clientAddress,
   });
-  if (!job) throw new TtsError('JOB_NOT_FOUND');
+  if (!job || ownerGone) throw new TtsError('JOB_NOT_FOUND');
   return job;
+}
+
+/** True when `job` belonged to a studio account since deleted: its job tokens answer as for a job that never existed. */
+export async function ownerDeleted(deps: FacadeDeps, job: Job): Promise<boolean> {
+  return job.ownerKind === JobOwnerKind.JOB_OWNER_KIND_STUDIO && !(await deps.access.studio.isLiveUser(job.ownerId));
 }
 
 /** The job token of a web request: X-Job-Token header, else the token query parameter. */

@@ -141,6 +141,21 @@ export class JobsGateway {
     return (await callUnary(c.listJobs.bind(c), { ownerId, limit, ownerKind }, { timeoutMs: 5000 })).jobs;
   }
 
+  /** Cancels a job that has not finished; false when it had already finished. */
+  async cancel(jobId: string): Promise<boolean> {
+    const c = this.client;
+    return (await callUnary(c.cancelJob.bind(c), { jobId }, { timeoutMs: 5000 })).cancelled;
+  }
+
+  /** Cancels every unfinished job of an owner (of one kind), up to the 500 most recent; how many. */
+  async cancelOwner(ownerId: string, ownerKind: JobOwnerKind): Promise<number> {
+    let n = 0;
+    for (const job of await this.list(ownerId, 500, ownerKind)) {
+      if (!isTerminal(job.state) && (await this.cancel(job.jobId))) n++;
+    }
+    return n;
+  }
+
   /** Events after `afterEventId`, ascending. */
   async events(jobId: string, afterEventId: number, limit: number): Promise<{ events: JobEvent[]; state: JobState; lastEventId: number }> {
     const c = this.client;

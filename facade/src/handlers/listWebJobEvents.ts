@@ -1,4 +1,5 @@
-import { jobTokenOf } from '../domain/job-access.js';
+import { TtsError } from '@tts/common';
+import { jobTokenOf, ownerDeleted } from '../domain/job-access.js';
 import { eventJson, isTerminal, stateName } from '../domain/jobs.js';
 import type { OperationHandler } from '../handler-context.js';
 
@@ -6,6 +7,8 @@ import type { OperationHandler } from '../handler-context.js';
 export const listWebJobEvents: OperationHandler<'listWebJobEvents'> = async ({ req, params, query, res, deps }) => {
   const jobId = params.job_id;
   deps.jobTokens.verify(jobTokenOf(req.get('x-job-token'), query.token), jobId);
+  const job = await deps.jobs.get(jobId);
+  if (!job || (await ownerDeleted(deps, job))) throw new TtsError('JOB_NOT_FOUND');
   const after = query.after_event_id ?? 0;
   const limit = query.limit ?? 200;
   const page = await deps.jobs.events(jobId, after, limit);

@@ -4,6 +4,7 @@ import type { OperationHandler } from '../handler-context.js';
 
 /** POST /api/studio/admin/vip-requests/{request_id}/reject: only from pending_review (else 409). */
 export const rejectStudioVipRequest: OperationHandler<'rejectStudioVipRequest'> = async ({ res, deps, params, requestId }) => {
-  const request = await deps.studio.vip.decide(params.request_id, 'rejected', actorOf(callerOf(res)), requestId);
+  const caller = callerOf(res);
+  const request = await deps.studio.vip.decide(params.request_id, 'rejected', actorOf(caller), caller.method === 'studio' ? caller.principal.user.userId : null, requestId);
   res.json(vipRequestJson(request, true));
 };

@@ -10,11 +10,11 @@
  *   5 minutes. Registering, logging in and changing the password issue a new token.
  * - Every request reads its session from the database (no identity cache): a logout, a revocation,
  *   a password change or a disabled account takes effect on the next request, on every replica.
- * - Logins are throttled on top of the studio rate profile: 5 failures per account and 20 per client
- *   address in 15 minutes lock further attempts until the window ends (429 STUDIO_LOGIN_THROTTLED).
- *   A login for an unknown account still runs a password hash, so it costs the same work as a wrong
- *   password for a real one.
- * - Usernames and emails are unique case-insensitively after NFKC normalization.
+ * - Logins are throttled on top of the public rate profile, per account and address, per address,
+ *   and slowed down per account, never locked (login-throttle.ts). A login for an unknown account
+ *   still runs a password hash, so it costs the same work as a wrong password for a real one.
+ * - Usernames and emails are unique case-insensitively after NFKC normalization; a username is in
+ *   one script and its confusable skeleton is unique too (usernames.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { TtsError, type Logger } from '@tts/common';
@@ -22,7 +22,9 @@ import { DatabaseError } from '@tts/common/data';
 import type { Kv } from '@tts/common/kv';
 import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type StudioRole, type StudioUser } from '../data/index.js';
 import { randomString, sha256Hex } from '../identity/crypto.js';
+import { LoginThrottle } from './login-throttle.js';
 import { checkNewPassword, type PasswordHasher } from './passwords.js';
+import { isSingleScript, usernameSkeleton } from './usernames.js';
 
 /** Lifetimes of sessions, in seconds. */
 export interface SessionPolicy {
@@ -44,9 +46,6 @@ export const SESSION_POLICY: SessionPolicy = {
   guestAbsoluteSec: 90 * DAY,
   touchEverySec: 300,
 };
-
-/** Login throttling: failures per window, per account and per client address. */
-export const LOGIN_THROTTLE = { perAccount: 5, perAddress: 20, windowSec: 15 * 60 } as const;
 
 /** The caller of a studio operation. */
 export interface StudioPrincipal {
@@ -101,14 +100,14 @@ export interface Registration {
 export class StudioAccounts {
   readonly policy: SessionPolicy;
   private readonly repo: StudioRepository;
-  private readonly kv: Kv;
+  private readonly throttle: LoginThrottle;
   readonly hasher: PasswordHasher;
   private readonly logger: Logger;
   private readonly now: () => Date;
 
   constructor(options: StudioAccountsOptions) {
     this.repo = options.repo;
-    this.kv = options.kv;
+    this.throttle = new LoginThrottle(options.kv);
     this.hasher = options.hasher;
     this.logger = options.logger;
     this.policy = options.policy ?? SESSION_POLICY;
@@ -136,7 +135,7 @@ export class StudioAccounts {
   async guest(requestRef: string): Promise<IssuedSession> {
     const userId = `usr_${randomBytes(12).toString('base64url')}`;
     const user = await this.repo.createUser(
-      { userId, kind: 'guest', username: null, usernameKey: null, email: null, emailKey: null, passwordHash: null },
+      { userId, kind: 'guest', username: null, usernameKey: null, usernameSkeleton: null, email: null, emailKey: null, passwordHash: null },
       { actor: `studio:${userId}`, userId, action: 'account.guest_created', vipRequestId: null, fromState: null, toState: 'guest', detail: null, requestRef },
     );
     return this.issue(user);
@@ -152,15 +151,18 @@ export class StudioAccounts {
     const email = input.email?.normalize('NFKC').trim();
     if (!username && !email) throw new TtsError('STUDIO_LOGIN_NAME_MISSING', undefined, { loc: ['body', 'username'] });
     if (username !== undefined && username !== '' && !USERNAME.test(username)) throw new TtsError('STUDIO_USERNAME_INVALID', undefined, { loc: ['body', 'username'] });
+    if (username !== undefined && username !== '' && !isSingleScript(username)) throw new TtsError('STUDIO_USERNAME_MIXED_SCRIPT', undefined, { loc: ['body', 'username'] });
     if (email !== undefined && email !== '' && (email.length > 254 || !EMAIL.test(email))) throw new TtsError('STUDIO_EMAIL_INVALID', undefined, { loc: ['body', 'email'] });
     const password = checkNewPassword(input.password, { username: username ?? null, email: email ?? null });
     const fields = {
       username: username || null,
       usernameKey: username ? loginKey(username) : null,
+      usernameSkeleton: username ? usernameSkeleton(username) : null,
       email: email || null,
       emailKey: email ? loginKey(email) : null,
     };
     if (fields.usernameKey !== null && (await this.repo.userByLogin(fields.usernameKey))) throw new TtsError('STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', 'username'] });
+    if (fields.usernameSkeleton !== null && (await this.repo.usernameSkeletonTaken(fields.usernameSkeleton))) throw new TtsError('STUDIO_USERNAME_CONFUSABLE', undefined, { loc: ['body', 'username'] });
     if (fields.emailKey !== null && (await this.repo.userByLogin(fields.emailKey))) throw new TtsError('STUDIO_EMAIL_TAKEN', undefined, { loc: ['body', 'email'] });
     const passwordHash = await this.hasher.hash(password);
     try {
@@ -177,38 +179,36 @@ export class StudioAccounts {
     } catch (err) {
       // Two registrations raced for the same name: the loser gets the same answer as a late one.
       if (err instanceof DatabaseError && err.sqlState === '23505') {
-        throw new TtsError(err.constraint?.includes('email') ? 'STUDIO_EMAIL_TAKEN' : 'STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', err.constraint?.includes('email') ? 'email' : 'username'] });
+        if (err.constraint?.includes('email')) throw new TtsError('STUDIO_EMAIL_TAKEN', undefined, { loc: ['body', 'email'] });
+        throw new TtsError(err.constraint?.includes('skeleton') ? 'STUDIO_USERNAME_CONFUSABLE' : 'STUDIO_USERNAME_TAKEN', undefined, { loc: ['body', 'username'] });
       }
       throw err;
     }
   }
 
-  private async throttled(keys: readonly { key: string; limit: number }[]): Promise<void> {
-    for (const { key, limit } of keys) {
-      const n = Number((await this.kv.get(key)) ?? '0');
-      if (n >= limit) throw new TtsError('STUDIO_LOGIN_THROTTLED', undefined, { retryAfterSec: LOGIN_THROTTLE.windowSec });
+  /**
+   * Stores the skeleton of every username registered before skeletons were (migration 24). Two
+   * older names with one skeleton keep working; the later one is left without and logged.
+   */
+  async backfillUsernameSkeletons(): Promise<void> {
+    for (const { userId, username } of await this.repo.usernamesWithoutSkeleton(100_000)) {
+      if (!(await this.repo.setUsernameSkeleton(userId, usernameSkeleton(username)))) this.logger.warn('studio username confusable with an older one', { user_id: userId });
     }
   }
 
   /**
-   * Logs in with a username or email and a password. Throttled per account and per address; an
-   * unknown account runs the same password hash as a known one.
+   * Logs in with a username or email and a password. The attempt is counted before the password is
+   * checked (see login-throttle.ts); an unknown account runs the same password hash as a known one,
+   * and a disabled account gives the same answer whether the password is right or not.
    */
   async login(login: string, password: string, address: string, requestRef: string): Promise<IssuedSession> {
     const key = loginKey(login.trim());
-    const counters = [
-      { key: `studio-login:acct:${sha256Hex(key)}`, limit: LOGIN_THROTTLE.perAccount },
-      { key: `studio-login:addr:${address || 'unknown'}`, limit: LOGIN_THROTTLE.perAddress },
-    ];
-    await this.throttled(counters);
+    const attempt = await this.throttle.attempt(key, address);
     const user = key === '' ? undefined : await this.repo.userByLogin(key);
     const ok = user?.passwordHash ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyUnknown(password);
-    if (!ok || !user) {
-      for (const c of counters) await this.kv.incrBy(c.key, 1, LOGIN_THROTTLE.windowSec);
-      throw new TtsError('STUDIO_LOGIN_FAILED');
-    }
-    if (user.disabled) throw new TtsError('STUDIO_ACCOUNT_DISABLED');
-    await this.kv.del(counters[0]!.key);
+    // A disabled account is a failure like a wrong password: no answer tells the password was right.
+    if (!ok || !user || user.disabled) throw new TtsError('STUDIO_LOGIN_FAILED');
+    await attempt.succeeded();
     await this.repo.noteLogin(user.userId);
     const issued = await this.issue(user);
     this.logger.info('studio login', { user_id: user.userId, request_id: requestRef });
@@ -231,6 +231,12 @@ export class StudioAccounts {
       expiresAt = slid;
     }
     return { sessionId: s.sessionId, user: s.user, expiresAt, absoluteExpiresAt: s.absoluteExpiresAt, vip: isVip(s.user, now) };
+  }
+
+  /** True while the user exists and is not deleted (a deleted account's web jobs are revoked by it). */
+  async isLiveUser(userId: string): Promise<boolean> {
+    const user = await this.repo.user(userId);
+    return user !== undefined && user.kind !== 'deleted';
   }
 
   /** Ends the caller's session. */

@@ -26,8 +26,23 @@ describe('studio passwords', () => {
       ['abcabcabcabcabc', 'STUDIO_PASSWORD_WEAK'],
       ['123456789012', 'STUDIO_PASSWORD_WEAK'],
       ['margaret-in-the-garden', 'STUDIO_PASSWORD_WEAK'],
+      // Keyboard walks and repeated patterns that no list holds: zxcvbn scores them below 3.
+      ['qwertyuiopas', 'STUDIO_PASSWORD_GUESSABLE'],
+      ['ab12ab12ab12ab', 'STUDIO_PASSWORD_GUESSABLE'],
+      ['zxcvbnmasdfgh', 'STUDIO_PASSWORD_GUESSABLE'],
     ];
     for (const [pw, want] of cases) assert.equal(codeOf(() => checkNewPassword(pw, { username: 'Margaret' })), want, pw);
+  });
+
+  test('a guessable password is refused with zxcvbn\'s score and feedback in the message', () => {
+    try {
+      checkNewPassword('qwertyuiopas', {});
+      assert.fail('accepted');
+    } catch (err) {
+      assert.ok(err instanceof TtsError);
+      assert.equal(err.code, 'STUDIO_PASSWORD_GUESSABLE');
+      assert.match(err.message, /strength is [0-2] of 4 .*commonly used password/);
+    }
   });
 
   test('NFKC normalization: a fullwidth password counts its normalized characters and verifies in either form', async () => {

@@ -2,7 +2,10 @@
  * Studio passwords, as NIST SP 800-63B asks: length over composition (at least 12 characters, at
  * most 128, any Unicode, normalized NFKC before hashing), no composition rules, refused when the
  * password is on a list of passwords known from breaches (the ~49k-entry list zxcvbn ships, from
- * `@zxcvbn-ts/language-common`), is repetitive or sequential, or contains the account's own name.
+ * `@zxcvbn-ts/language-common`), is repetitive or sequential, or contains the account's own name
+ * (STUDIO_PASSWORD_WEAK), and when zxcvbn (`@zxcvbn-ts/core` with the common and English
+ * dictionaries and keyboard graphs) scores it below 3 of 4 (STUDIO_PASSWORD_GUESSABLE, its feedback
+ * in the message): keyboard walks such as qwertyuiopas, repeated patterns such as ab12ab12ab12ab.
  *
  * Hashing is scrypt (N=2^15, r=8, p=1, 16-byte salt, 32-byte key; about 64 ms and 32 MiB here),
  * run on libuv's thread pool, never on the event loop. The stored form names its parameters
@@ -11,7 +14,9 @@
  * takes as long as one for a known account with a wrong password.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as common from '@zxcvbn-ts/language-common';
+import * as en from '@zxcvbn-ts/language-en';
 import { TtsError } from '@tts/common';
 
 /** Shortest accepted password, in characters (after normalization). */
@@ -20,7 +25,17 @@ export const PASSWORD_MIN_LENGTH = 12;
 /** Longest accepted password, in characters: long passphrases fit, a 10 KB body does not. */
 export const PASSWORD_MAX_LENGTH = 128;
 
-const COMMON = new Set<string>(dictionary.passwords);
+const COMMON = new Set<string>(common.dictionary['passwords-common']);
+
+/** Lowest accepted zxcvbn score (0-4): 3 is "safely unguessable" (about 10^8 guesses and more). */
+export const PASSWORD_MIN_SCORE = 3;
+
+let estimator: ZxcvbnFactory | undefined;
+/** The zxcvbn estimator with the common and English dictionaries and keyboard graphs, built on first use. */
+function strength(): ZxcvbnFactory {
+  estimator ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations });
+  return estimator;
+}
 
 /** The form every password is compared and hashed in. */
 export function normalizePassword(password: string): string {
@@ -66,9 +81,15 @@ export function checkNewPassword(password: string, context: { readonly username?
   const lower = p.toLowerCase();
   if (COMMON.has(lower) || COMMON.has(core(p))) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is on a list of passwords known from breaches.', { loc });
   if (isRepetitiveOrSequential(p)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is repetitive or sequential.', { loc });
-  for (const name of [context.username, context.email?.split('@')[0]]) {
-    const n = name?.normalize('NFKC').toLowerCase();
-    if (n !== undefined && n.length >= 3 && lower.includes(n)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password contains the account\'s name.', { loc });
+  const names = [context.username, context.email?.split('@')[0]].map((name) => name?.normalize('NFKC').toLowerCase()).filter((n): n is string => n !== undefined && n.length >= 3);
+  for (const n of names) {
+    if (lower.includes(n)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password contains the account\'s name.', { loc });
+  }
+  // Keyboard walks, dictionary words with substitutions, dates, repeated patterns: zxcvbn's estimate.
+  const result = strength().check(p, names);
+  if (result.score < PASSWORD_MIN_SCORE) {
+    const feedback = [result.feedback.warning, ...result.feedback.suggestions].filter((x): x is string => typeof x === 'string' && x !== '');
+    throw new TtsError('STUDIO_PASSWORD_GUESSABLE', `The password's strength is ${result.score} of 4 (at least ${PASSWORD_MIN_SCORE} needed). ${feedback.join(' ')}`.trim(), { loc });
   }
   return p;
 }

@@ -19,12 +19,13 @@
  * `studio_audit` in the same transaction as the change.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { TtsError, type Logger } from '@tts/common';
 import { DatabaseError } from '@tts/common/data';
-import type { NewAuditEntry, StudioRepository, StudioUser, VipRequest, VipStatus } from '../data/index.js';
+import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type StudioUser, type VipRequest, type VipStatus } from '../data/index.js';
 import { isVip, type StudioPrincipal } from './accounts.js';
 import { STUDIO_LIMITS } from './presets.js';
+import { checkSlipImage } from './slip-image.js';
 import type { SlipFacts, SlipVerdict, SlipVerifier } from './slip-verifier.js';
 import { STUDIO_TIERS, studioTierJson } from './tiers.js';
 
@@ -45,13 +46,6 @@ export const VIP_PLANS: readonly VipPlan[] = [
 
 /** Largest slip image, bytes (the providers' own limit is 4 MB). */
 export const MAX_SLIP_BYTES = 4 * 1024 * 1024;
-
-/** An image the providers read: JPEG, PNG or WebP, by its first bytes. */
-export function isSlipImage(head: Buffer): boolean {
-  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return true;
-  if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return true;
-  return head.length >= 12 && head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP';
-}
 
 /** The slip as uploaded. */
 export interface SlipUpload {
@@ -116,13 +110,24 @@ export class VipService {
     if (p.user.kind !== 'registered') throw new TtsError('STUDIO_REGISTRATION_REQUIRED', 'VIP belongs to a registered account; register first (a guest keeps its presets).');
   }
 
-  /** Verifies a slip and records the request following the state table. */
+  private async hasPending(userId: string): Promise<boolean> {
+    return (await this.repo.listVipRequests({ userId, status: 'pending_review' }, 1)).length > 0;
+  }
+
+  /**
+   * Verifies a slip and records the request following the state table. Refused before the provider
+   * sees it: a user with a request waiting (409 STUDIO_VIP_REQUEST_PENDING), a file that is not one
+   * whole image of at most 4096 x 4096 pixels (slip-image.ts).
+   */
   async submitSlip(p: StudioPrincipal, planId: string, slip: SlipUpload, requestRef: string, signal: AbortSignal): Promise<VipRequest> {
     this.requireRegistered(p);
     const plan = this.plan(planId, ['body', 'plan_id']);
-    const bytes = await readHead(slip.path);
-    if (!isSlipImage(bytes.head)) throw new TtsError('STUDIO_SLIP_NOT_IMAGE', undefined, { loc: ['body', 'slip'] });
-    const slipSha256 = bytes.sha256;
+    // One request waits at a time (checked again atomically when it is recorded).
+    if (await this.hasPending(p.user.userId)) throw new TtsError('STUDIO_VIP_REQUEST_PENDING');
+    // The upload is capped at 4 MiB while it streams in (x-max-upload-bytes), so reading it whole is bounded.
+    const bytes = await readFile(slip.path);
+    checkSlipImage(bytes);
+    const slipSha256 = createHash('sha256').update(bytes).digest('hex');
     if (await this.repo.vipBySlip(slipSha256)) throw new TtsError('STUDIO_SLIP_DUPLICATE', undefined, { loc: ['body', 'slip'] });
     const verdict = this.verifier ? await this.verifier.verify(slip, plan.price, signal) : undefined;
     const facts = factsOf(verdict);
@@ -166,7 +171,7 @@ export class VipService {
   async request(p: StudioPrincipal, planId: string, message: string, requestRef: string): Promise<VipRequest> {
     this.requireRegistered(p);
     const plan = this.plan(planId, ['body', 'plan_id']);
-    if ((await this.repo.listVipRequests({ userId: p.user.userId, status: 'pending_review' }, 1)).length > 0) throw new TtsError('STUDIO_VIP_REQUEST_PENDING');
+    if (await this.hasPending(p.user.userId)) throw new TtsError('STUDIO_VIP_REQUEST_PENDING');
     const requestId = `vip_${randomBytes(12).toString('base64url')}`;
     return this.repo.createVipRequest({
       requestId, userId: p.user.userId, source: 'manual', planId: plan.planId, status: 'pending_review', reason: 'manual_request', message,
@@ -178,30 +183,24 @@ export class VipService {
     return this.repo.listVipRequests({ status }, limit);
   }
 
-  /** An administrator's decision: only from pending_review (else 409 STUDIO_VIP_REQUEST_DECIDED). */
-  async decide(requestId: string, to: 'approved' | 'rejected', actor: string, requestRef: string): Promise<VipRequest> {
+  /**
+   * An administrator's decision: only from pending_review (else 409 STUDIO_VIP_REQUEST_DECIDED).
+   * `actingUserId` is the deciding studio administrator (null for the administrator key): nobody
+   * approves their own request (403 STUDIO_VIP_SELF_APPROVAL, the attempt audited).
+   */
+  async decide(requestId: string, to: 'approved' | 'rejected', actor: string, actingUserId: string | null, requestRef: string): Promise<VipRequest> {
     const current = await this.repo.vipRequest(requestId);
     if (!current) throw new TtsError('STUDIO_VIP_REQUEST_NOT_FOUND', undefined, { loc: ['path', 'request_id'] });
+    if (to === 'approved' && actingUserId !== null && actingUserId === current.userId) {
+      await writeStudioAudit(this.repo.db, { actor, userId: current.userId, action: 'vip_request.self_approval_refused', vipRequestId: requestId, fromState: current.status, toState: current.status, detail: null, requestRef });
+      this.logger.warn('vip self-approval refused', { user_id: current.userId, vip_request_id: requestId, request_id: requestRef });
+      throw new TtsError('STUDIO_VIP_SELF_APPROVAL', undefined, { loc: ['path', 'request_id'] });
+    }
     if (current.status !== 'pending_review') throw new TtsError('STUDIO_VIP_REQUEST_DECIDED', `The request is ${current.status}; only a request in pending_review can be ${to}.`, { loc: ['path', 'request_id'] });
     const days = this.plans.find((p) => p.planId === current.planId)?.days ?? 30;
     const decided = await this.repo.decideVipRequest(requestId, to, actor, to === 'approved' ? days : null, requestRef);
     if (!decided) throw new TtsError('STUDIO_VIP_REQUEST_DECIDED', 'The request was decided meanwhile; read it again.', { loc: ['path', 'request_id'] });
     return decided;
-  }
-}
-
-async function readHead(path: string): Promise<{ head: Buffer; sha256: string }> {
-  const hash = createHash('sha256');
-  const file = await open(path, 'r');
-  try {
-    let head: Buffer | undefined;
-    for await (const chunk of file.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
-      head ??= Buffer.from(chunk.subarray(0, 16));
-      hash.update(chunk);
-    }
-    return { head: head ?? Buffer.alloc(0), sha256: hash.digest('hex') };
-  } finally {
-    await file.close();
   }
 }
 

@@ -26,6 +26,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
+import { encode as encodePng } from 'fast-png';
 
 /** What the fake answers for a registered image. */
 export type FakeSlipOutcome = 'genuine' | 'fraud_not_slip' | 'not_found' | 'no_qr' | 'bank_down' | 'too_soon' | 'server_error';
@@ -300,4 +301,14 @@ export async function startFakeSlipOk(options: FakeSlipOkOptions): Promise<FakeS
       await closed;
     },
   };
+}
+
+/**
+ * A whole, well-formed PNG slip for tests: `width` x `height` pixels of random colours, so every call
+ * gives another image (another SHA-256) that the platform's slip checks accept.
+ */
+export function testSlipPng(width = 16, height = 16): Buffer {
+  const data = new Uint8Array(width * height * 3);
+  for (let i = 0; i < data.length; i++) data[i] = Math.floor(Math.random() * 256);
+  return Buffer.from(encodePng({ width, height, data, channels: 3 }));
 }

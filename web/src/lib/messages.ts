@@ -52,7 +52,10 @@ export function messageFor(err: unknown): string {
     case 'STUDIO_LOGIN_FAILED':
       return 'Wrong username, email or password.';
     case 'STUDIO_LOGIN_THROTTLED':
-      return `Too many failed log-ins. Try again in ${Math.ceil((err.retryAfterSec ?? 900) / 60)} minutes.`;
+    {
+      const wait = err.retryAfterSec ?? 900;
+      return `Too many failed log-ins. Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`;
+    }
     case 'STUDIO_ACCOUNT_DISABLED':
       return 'This account is disabled. Contact an administrator.';
     case 'STUDIO_USERNAME_TAKEN':
@@ -69,6 +72,12 @@ export function messageFor(err: unknown): string {
       return 'The password is too short: use at least 12 characters.';
     case 'STUDIO_PASSWORD_TOO_LONG':
       return 'The password is too long: use at most 128 characters.';
+    case 'STUDIO_USERNAME_MIXED_SCRIPT':
+      return 'A username is written in one script: do not mix, for example, Latin and Cyrillic letters.';
+    case 'STUDIO_USERNAME_CONFUSABLE':
+      return 'That username looks like one already taken. Choose one that reads differently.';
+    case 'STUDIO_PASSWORD_GUESSABLE':
+      return `That password is too easy to guess. ${err.message}`;
     case 'STUDIO_PASSWORD_WEAK':
       return 'That password is too easy to guess (common, repetitive, or contains the name). Choose another.';
     case 'STUDIO_PASSWORD_INCORRECT':

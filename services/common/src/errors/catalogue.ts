@@ -223,11 +223,17 @@ export const ERROR_CATALOGUE = {
     hint: 'Send the account\'s current password in current_password.', openaiType: 'permission_error', retryable: false,
   },
   STUDIO_USERNAME_INVALID: invalid('The username is not valid.', 'Use 3 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.'),
+  STUDIO_USERNAME_MIXED_SCRIPT: invalid('The username mixes letters of several scripts (such as Latin and Cyrillic).', 'Write the username in one script; digits, dots, dashes and underscores go with any.'),
+  STUDIO_PASSWORD_GUESSABLE: invalid('The password is too easy to guess (strength below 3 on the 0-4 zxcvbn scale).', 'Follow the message\'s suggestions: a few uncommon words, no keyboard walks or repeated patterns.'),
   STUDIO_EMAIL_INVALID: invalid('The email address is not valid.', 'Send an address such as name@example.org (at most 254 characters).'),
   STUDIO_LOGIN_NAME_MISSING: invalid('Registration needs a username or an email address.', 'Send username, email or both.'),
   STUDIO_USERNAME_TAKEN: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The username is taken (names are compared case-insensitively after Unicode normalization).',
     hint: 'Pick another username.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  STUDIO_USERNAME_CONFUSABLE: {
+    http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The username looks like one already taken (same Unicode confusable skeleton).',
+    hint: 'Pick a name that does not read as an existing one (look-alike letters, accents, 1 for l).', openaiType: 'invalid_request_error', retryable: false,
   },
   STUDIO_EMAIL_TAKEN: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'The email address is already registered.',
@@ -272,7 +278,8 @@ export const ERROR_CATALOGUE = {
   },
   // The studio portal: VIP.
   STUDIO_VIP_PLAN_UNKNOWN: invalid('The VIP plan does not exist.', 'Pick a plan id from GET /api/studio/vip/info.'),
-  STUDIO_SLIP_NOT_IMAGE: invalid('The slip is not a JPEG, PNG or WebP image.', 'Send the payment slip image (a screenshot or the bank app\'s saved slip) in the `slip` field.'),
+  STUDIO_SLIP_NOT_IMAGE: invalid('The slip is not one whole, well-formed JPEG, PNG or WebP image.', 'Send the payment slip image (a screenshot or the bank app\'s saved slip) in the `slip` field.'),
+  STUDIO_SLIP_DIMENSIONS: invalid('The slip image is larger than 4096 x 4096 pixels.', 'Send the slip as the bank app saved it, or a screenshot of it.'),
   STUDIO_SLIP_DUPLICATE: {
     http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'This payment slip was already submitted.',
     hint: 'Each transfer grants VIP once; see the existing request in GET /api/studio/vip/info.', openaiType: 'invalid_request_error', retryable: false,
@@ -284,6 +291,10 @@ export const ERROR_CATALOGUE = {
   STUDIO_VIP_REQUEST_NOT_FOUND: {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The VIP request does not exist.',
     hint: 'List requests with GET /api/studio/admin/vip-requests.', openaiType: 'not_found_error', retryable: false,
+  },
+  STUDIO_VIP_SELF_APPROVAL: {
+    http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'An administrator cannot approve their own VIP request.',
+    hint: 'Another administrator (or the administrator key) decides it; the refused attempt is audited.', openaiType: 'permission_error', retryable: false,
   },
   STUDIO_VIP_REQUEST_DECIDED: {
     http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'The VIP request is not waiting for a decision.',

@@ -26,8 +26,9 @@ import { migration as m0020 } from './0020_job_result_words.js';
 import { migration as m0021 } from './0021_lexicons.js';
 import { migration as m0022 } from './0022_provenance_payload.js';
 import { migration as m0023 } from './0023_job_usage.js';
+import { migration as m0024 } from './0024_studio_username_skeleton.js';
 
 export type { Migration } from './migration.js';
 
 /** The migrations of this code version, ascending. */
-export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020, m0021, m0022, m0023];
+export const MIGRATIONS: readonly Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019, m0020, m0021, m0022, m0023, m0024];
