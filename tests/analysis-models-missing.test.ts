@@ -99,7 +99,7 @@ describe('a node without the analysis models', () => {
     const listed = (await (await p.get('/api/reference/clips')).json()) as { data: unknown[] };
     assert.deepEqual(listed.data, [], 'no clip is kept from a refused check');
     // Bad input is still reported as such.
-    assert.equal((await validate(p, Buffer.from('not audio at all, just some text bytes here'))).body['code'], 'AUDIO_DECODE_FAILED');
+    assert.equal((await validate(p, Buffer.from('not audio at all, just some text bytes here'))).body['code'], 'AUDIO_CONTAINER_UNSUPPORTED');
   });
 
   test('transcription and cloning are refused at once with ANALYSIS_UNAVAILABLE naming the models', async () => {

@@ -24,7 +24,7 @@ type Credential = (typeof CREDENTIALS)[number];
 /** The kinds of documented security: which schemes an operation lists. */
 type Access =
   | 'public' | 'admin' | 'key' | 'key_or_pass' | 'key_pass_or_studio' | 'key_or_studio' | 'key_or_admin' | 'key_pass_or_admin'
-  | 'studio' | 'studio_optional' | 'studio_admin' | 'job_token';
+  | 'studio' | 'studio_optional' | 'optional_key_or_studio' | 'studio_admin' | 'job_token';
 
 /** `ok`: the operation's own answer (its sample's status, or OWNED's for a caller who does not own the resource); else the refusal's code, answered with the catalogue's status. */
 type Cell = 'ok' | ErrorCode;
@@ -38,6 +38,8 @@ type Cell = 'ok' | ErrorCode;
 const RULES: Readonly<Record<Access, { readonly otherwise: Cell } & Partial<Record<Credential, Cell>>>> = {
   public: { otherwise: 'ok' },
   studio_optional: { otherwise: 'ok' },
+  // Public, but a credential that is sent is checked (GET /api/web/config answers the caller's own limits).
+  optional_key_or_studio: { otherwise: 'ok', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED' },
   admin: { otherwise: 'AUTH_ADMIN_REQUIRED', wrong_admin_key: 'AUTH_ADMIN_KEY_INVALID', admin_key: 'ok' },
   key: { otherwise: 'AUTH_KEY_MISSING', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok' },
   key_or_pass: { otherwise: 'AUTH_CHALLENGE_REQUIRED', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok' },
@@ -81,7 +83,7 @@ function accessOf(op: DocumentedOperation): Access {
   const studio = s.has('StudioToken');
   if (s.has('JobTokenHeader') || s.has('JobTokenQuery')) return 'job_token';
   if (s.size === 0) return 'public';
-  if (studio && anonymous) return 'studio_optional';
+  if (studio && anonymous) return key ? 'optional_key_or_studio' : 'studio_optional';
   if (studio && admin) {
     assert.equal(op.studioRole, 'admin', `${op.operationId}: a studio operation with the administrator key asks for the studio admin role`);
     return 'studio_admin';

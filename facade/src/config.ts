@@ -120,7 +120,7 @@ export interface FacadeConfig {
   /**
    * Synchronous syntheses a key of a tier may have in flight at once, by tier name: `pro=8` (integers
    * from 1 to 1000); more are refused with 429 TTS_CONCURRENCY_LIMIT. Also the key's weight in the
-   * nodes' fair sharing of an engine. @default none: free 2, pro 4, enterprise 16 (TTS_TIER_CONCURRENCY)
+   * nodes' fair sharing of an engine. @default none: free 2, pro 10, enterprise 32 (TTS_TIER_CONCURRENCY)
    */
   readonly tierConcurrency: Readonly<Record<string, number>>;
   /** Leading zero bits the proof of work needs. @default 18 (TTS_CHALLENGE_DIFFICULTY) */

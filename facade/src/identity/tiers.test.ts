@@ -45,13 +45,13 @@ describe('tiers', () => {
   });
 
   it('applies configured concurrency caps (TTS_TIER_CONCURRENCY) beside the rates, refusing bad values naming the variable', () => {
-    assert.deepEqual(TIERS.map((t) => t.concurrentRequests), [2, 4, 16]);
+    assert.deepEqual(TIERS.map((t) => t.concurrentRequests), [2, 10, 32]);
     const table = new TierTable(parseTierRates('pro=1200'), parseTierConcurrency('pro=8, free=1'));
     assert.equal(table.require('pro').concurrentRequests, 8);
     assert.equal(table.require('pro').ratePerMinute, 1200);
     assert.equal(table.require('free').concurrentRequests, 1);
-    assert.equal(table.require('enterprise').concurrentRequests, 16);
-    assert.equal(findTier('pro')!.concurrentRequests, 4, 'the published defaults are not changed');
+    assert.equal(table.require('enterprise').concurrentRequests, 32);
+    assert.equal(findTier('pro')!.concurrentRequests, 10, 'the published defaults are not changed');
     for (const bad of ['platinum=2', 'pro=0', 'pro=1001', 'pro=1.5', 'pro', 'pro=2,pro=3']) {
       assert.throws(() => parseTierConcurrency(bad), (e: unknown) => e instanceof ConfigError && e.variable === 'TTS_TIER_CONCURRENCY', bad);
     }

@@ -38,8 +38,8 @@ export interface Tier {
  */
 export const TIERS: readonly Tier[] = [
   { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, concurrentRequests: 2, pricePerMillionCharsUsd: 0 },
-  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, concurrentRequests: 4, pricePerMillionCharsUsd: 15 },
-  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, concurrentRequests: 16, pricePerMillionCharsUsd: 10 },
+  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, concurrentRequests: 10, pricePerMillionCharsUsd: 15 },
+  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, concurrentRequests: 32, pricePerMillionCharsUsd: 10 },
 ];
 
 /**
