@@ -79,12 +79,14 @@ for (const backend of kvBackends()) {
       const kv = await backend.open(t);
       const rule = { limit: 2, windowSec: 2 };
       assert.equal((await kv.rateLimiter.consume('w', rule)).allowed, true); // t = 0
-      await sleep(1000);
-      assert.equal((await kv.rateLimiter.consume('w', rule)).allowed, true); // t = 1
+      // 1.1 s, not 1 s: a timer may fire a millisecond before Date.now() says 1 s passed, and the
+      // first call would then leave the window in just over a second (Retry-After 2, not 1).
+      await sleep(1100);
+      assert.equal((await kv.rateLimiter.consume('w', rule)).allowed, true); // t = 1.1
       const refused = await kv.rateLimiter.consume('w', rule);
       assert.equal(refused.allowed, false);
       assert.equal(refused.retryAfterSec, 1);
-      await sleep(1200); // t = 2.2: the first call left the window, the second has not
+      await sleep(1100); // t = 2.2: the first call left the window, the second has not
       const again = await kv.rateLimiter.consume('w', rule);
       assert.equal(again.allowed, true);
       assert.equal(again.remaining, 0);
