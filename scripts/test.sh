@@ -8,7 +8,6 @@ bash scripts/services.sh
 
 export TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
-export TTS_SHARED_MODELS_DIR="${TTS_SHARED_MODELS_DIR:-$(cd .. && pwd)/shared/models}"
 
 echo "== type-check"
 npx tsc -p tsconfig.json --noEmit

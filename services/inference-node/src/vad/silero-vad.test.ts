@@ -16,7 +16,8 @@ import { decodeWav } from '../audio/wav.js';
 import { createSileroVad, type SileroVad } from './silero-vad.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const modelsDir = process.env['TTS_SHARED_MODELS_DIR'] ?? path.join(repoRoot, '..', 'shared', 'models');
+// The model the set-up installed (scripts/setup.sh: `npm run models -- install --all` into data/models).
+const modelsDir = path.join(repoRoot, 'data', 'models', 'analysis');
 const MODEL = path.join(modelsDir, 'silero-vad', 'silero_vad.onnx');
 
 let tmp = '';
