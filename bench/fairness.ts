@@ -13,11 +13,10 @@
  * Writes bench/results/fairness.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchPlatform, type LaunchedPlatform } from './platform.js';
+import { launchPlatform, postTts, type LaunchedPlatform } from './platform.js';
 import { percentile, r } from './support.js';
 import { harvardText } from '../tests/support/text.js';
 
@@ -38,37 +37,10 @@ interface Outcome {
 }
 
 /** One `POST /api/tts` (wav) with `key`; never rejects (a socket error is status 0). */
-function tts(p: LaunchedPlatform, key: string, text: string, voice: string): Promise<Outcome> {
-  const body = JSON.stringify({ text, voice, format: 'wav' });
+async function tts(p: LaunchedPlatform, key: string, text: string, voice: string): Promise<Outcome> {
   const t = performance.now();
-  return new Promise((resolve) => {
-    const req = http.request(`${p.url}/api/tts`, {
-      method: 'POST',
-      agent: p.agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': key },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      const json = String(res.headers['content-type'] ?? '').includes('json');
-      res.on('data', (c: Buffer) => {
-        if (json) chunks.push(c);
-      });
-      res.on('end', () => {
-        let code: string | undefined;
-        if (json) {
-          try {
-            code = (JSON.parse(Buffer.concat(chunks).toString()) as { code?: string }).code;
-          } catch {
-            code = 'unparsable';
-          }
-        }
-        const retry = res.headers['retry-after'];
-        resolve({ voice, ms: performance.now() - t, status: res.statusCode ?? 0, code, retryAfter: retry === undefined ? undefined : Number(retry) });
-      });
-      res.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket', retryAfter: undefined }));
-    });
-    req.on('error', () => resolve({ voice, ms: performance.now() - t, status: 0, code: 'socket', retryAfter: undefined }));
-    req.end(body);
-  });
+  const answer = await postTts(p, JSON.stringify({ text, voice, format: 'wav' }), key);
+  return { voice, ms: performance.now() - t, ...answer };
 }
 
 /** A key of `tier`, created with the administrator key the bench's platform was started with. */

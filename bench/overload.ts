@@ -18,11 +18,10 @@
  * requests succeed. Writes bench/results/overload.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchPlatform, type LaunchedPlatform } from './platform.js';
+import { launchPlatform, postTts, type LaunchedPlatform } from './platform.js';
 import { percentile, r } from './support.js';
 import { harvardText } from '../tests/support/text.js';
 
@@ -49,36 +48,10 @@ interface Outcome {
 let nextKey = 0;
 
 /** One `POST /api/tts`; never rejects (a socket error is status 0). */
-function request(p: LaunchedPlatform, t0: number): Promise<Outcome> {
+async function request(p: LaunchedPlatform, t0: number): Promise<Outcome> {
   const sentMs = performance.now() - t0;
-  return new Promise((resolve) => {
-    const req = http.request(`${p.url}/api/tts`, {
-      method: 'POST',
-      agent: p.agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(BODY), 'x-api-key': p.apiKeys[nextKey++ % p.apiKeys.length]! },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      const json = String(res.headers['content-type'] ?? '').includes('json');
-      res.on('data', (c: Buffer) => {
-        if (json) chunks.push(c);
-      });
-      res.on('end', () => {
-        let code: string | undefined;
-        if (json) {
-          try {
-            code = (JSON.parse(Buffer.concat(chunks).toString()) as { code?: string }).code;
-          } catch {
-            code = 'unparsable';
-          }
-        }
-        const retry = res.headers['retry-after'];
-        resolve({ sentMs, endMs: performance.now() - t0, status: res.statusCode ?? 0, code, retryAfter: retry === undefined ? undefined : Number(retry) });
-      });
-      res.on('error', () => resolve({ sentMs, endMs: performance.now() - t0, status: 0, code: 'socket', retryAfter: undefined }));
-    });
-    req.on('error', () => resolve({ sentMs, endMs: performance.now() - t0, status: 0, code: 'socket', retryAfter: undefined }));
-    req.end(BODY);
-  });
+  const answer = await postTts(p, BODY, p.apiKeys[nextKey++ % p.apiKeys.length]!);
+  return { sentMs, endMs: performance.now() - t0, ...answer };
 }
 
 /** Closed loop: `clients` clients sending back to back for `seconds`; successful answers per second. */

@@ -111,6 +111,46 @@ export function postFirstByte(p: LaunchedPlatform, path: string, body: unknown):
   });
 }
 
+/** What `postTts` reports: the status, the error body's catalogue code (JSON answers) and Retry-After. */
+export interface TtsAnswer {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly retryAfter: number | undefined;
+}
+
+/** One `POST /api/tts` of `body` (a JSON string) with `key`; never rejects (a socket error is status 0, code 'socket'). */
+export function postTts(p: LaunchedPlatform, body: string, key: string): Promise<TtsAnswer> {
+  return new Promise((resolve) => {
+    const failed = (): void => resolve({ status: 0, code: 'socket', retryAfter: undefined });
+    const req = http.request(`${p.url}/api/tts`, {
+      method: 'POST',
+      agent: p.agent,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': key },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      const json = String(res.headers['content-type'] ?? '').includes('json');
+      res.on('data', (c: Buffer) => {
+        if (json) chunks.push(c);
+      });
+      res.on('end', () => {
+        let code: string | undefined;
+        if (json) {
+          try {
+            code = (JSON.parse(Buffer.concat(chunks).toString()) as { code?: string }).code;
+          } catch {
+            code = 'unparsable';
+          }
+        }
+        const retry = res.headers['retry-after'];
+        resolve({ status: res.statusCode ?? 0, code, retryAfter: retry === undefined ? undefined : Number(retry) });
+      });
+      res.on('error', failed);
+    });
+    req.on('error', failed);
+    req.end(body);
+  });
+}
+
 /** The `dur` of one Server-Timing metric, in ms. */
 export function serverTiming(headers: http.IncomingHttpHeaders, name: string): number {
   const h = String(headers['server-timing'] ?? '');
