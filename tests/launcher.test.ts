@@ -84,6 +84,50 @@ test('launcher starts the embedded platform (control process + node) and stops i
   }
 });
 
+test('a launcher whose children all crash at once restarts them instead of exiting', { timeout: 150_000 }, async () => {
+  const port = await freePort();
+  const schedulerPort = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-crash-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '1', DATA_DIR: dataDir };
+  delete env['DATABASE_URL'];
+  delete env['REDIS_URL'];
+  delete env['TTS_ADMIN_KEY'];
+  const { child, output } = spawnLauncher(env);
+  const children = (): number[] => descendants(child.pid!).filter((p) => /launcher\/src\/control|inference-node\/src\/main/.test(commandOf(p)));
+  const healthy = async (): Promise<boolean> => {
+    try {
+      return ((await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()) as { ready?: boolean }).ready === true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
+    const first = children();
+    assert.equal(first.length, 2, 'the control process and the node');
+    // Both at once (an OOM kill of the machine's largest processes, say): nothing else keeps the
+    // launcher's event loop alive but the restart timers.
+    for (const pid of first) process.kill(pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    assert.equal(child.exitCode, null, `the launcher is still running: ${output().slice(-1500)}`);
+    await waitFor(async () => children().length === 2 && (await healthy()), 90_000, 'the restarted platform ready');
+    assert.ok(children().every((p) => !first.includes(p)), 'new processes');
+
+    const pids = descendants(child.pid!);
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    assert.equal(code, 0, output().slice(-2000));
+    await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
+  } finally {
+    if (child.exitCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
 test('an install of the old layout keeps its jobs: the scheduler store under DATA_DIR/scheduler moves into the one database', { timeout: 120_000 }, async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-old-'));

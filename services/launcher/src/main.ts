@@ -70,6 +70,7 @@ async function shutdown(signal: string): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   logger.info('stopping platform', { signal });
+  for (const child of [facade, scheduler, ...nodes]) child?.beginStop();
   // The facade first (no new requests; a control process stops its facade, then its scheduler,
   // whose running jobs get their grace on the still running nodes), then the nodes.
   await (facade ?? scheduler).stop(config.shutdownGraceMs);

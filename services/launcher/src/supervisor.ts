@@ -38,6 +38,8 @@ export class Supervised {
   private child: ChildProcess | undefined;
   private stopping = false;
   private restarts = 0;
+  /** The pending restart after a crash; it keeps the launcher alive until then (stop clears it). */
+  private restartTimer: NodeJS.Timeout | undefined;
   private readyResolve: (() => void) | undefined;
   /** Resolves when the child printed its ready line (first start). */
   readonly ready: Promise<void>;
@@ -73,15 +75,28 @@ export class Supervised {
       this.restarts++;
       const delay = Math.min(30_000, 500 * 2 ** Math.min(this.restarts, 6));
       this.logger.error('child exited; restarting', { child: this.spec.name, code, signal, restart_in_ms: delay });
-      setTimeout(() => {
+      // Not unref'd: when every child has crashed at once, this timer is all that keeps the
+      // launcher running until the restart (an unref'd one let it exit with code 0, platform down).
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
         if (!this.stopping) this.start();
-      }, delay).unref();
+      }, delay);
     });
+  }
+
+  /**
+   * Marks the child as stopping: an exit from now on is expected (no restart, no error), e.g. the
+   * child's own Ctrl-C, which the terminal sends to the launcher and its children at once.
+   */
+  beginStop(): void {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
   }
 
   /** SIGTERM, then SIGKILL after graceMs. */
   async stop(graceMs: number): Promise<void> {
-    this.stopping = true;
+    this.beginStop();
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
