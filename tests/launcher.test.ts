@@ -18,63 +18,26 @@ import { ApiKeyRepository, ApiKeyService } from '@tts/facade/testing';
 import { start as startScheduler } from '@tts/scheduler';
 import { jobSpec, submitJob } from '@tts/scheduler/testing';
 
-test('launcher starts the embedded platform (control process + node) and stops it cleanly on SIGTERM', { timeout: 120_000 }, async () => {
+/** A launcher of the embedded platform (one node, one festival process) on free ports in its own DATA_DIR. */
+interface Launched {
+  readonly child: ReturnType<typeof spawnLauncher>['child'];
+  readonly output: () => string;
+  readonly port: number;
+  readonly dataDir: string;
+}
+
+/** Runs `body` with a fresh launcher; kills it if `body` left it running and removes its DATA_DIR. */
+async function withLauncher(prefix: string, body: (l: Launched) => Promise<void>): Promise<void> {
   const port = await freePort();
   const schedulerPort = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-'));
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '1', DATA_DIR: dataDir };
   delete env['DATABASE_URL'];
   delete env['REDIS_URL'];
   delete env['TTS_ADMIN_KEY'];
   const { child, output } = spawnLauncher(env);
   try {
-    await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
-    const pids = descendants(child.pid!);
-    const commands = pids.map(commandOf);
-    assert.ok(commands.some((c) => c.includes('launcher/src/control')), 'control process (scheduler + facade)');
-    assert.ok(commands.some((c) => c.includes('inference-node/src/main')), 'node process');
-    assert.ok(!commands.some((c) => c.includes('scheduler/src/main') || c.includes('facade/src/main')), 'no scheduler or facade process of their own');
-
-    const base = `http://127.0.0.1:${port}`;
-    const health = (await (await fetch(`${base}/api/health`)).json()) as { mode: string; ready: boolean };
-    assert.deepEqual([health.mode, health.ready], ['embedded', true]);
-
-    // Embedded mode: the administrator key is generated on first start, printed once, stored under DATA_DIR.
-    const printed = /Administrator key \(shown once; stored in ([^)]+)\): (\S+)/.exec(output());
-    assert.ok(printed, 'admin key printed');
-    const [, keyPath, adminKey] = printed;
-    assert.equal(readFileSync(keyPath!, 'utf8').trim(), adminKey);
-    assert.equal(statSync(keyPath!).mode & 0o777, 0o600);
-    assert.ok(!output().split('\n').some((line) => line.startsWith('{') && line.includes(adminKey!)), 'the key is in no log line');
-
-    const anonymous = await postJson(`${base}/api/tts`, { text: 'No credential.', voice: 'flite:slt' });
-    assert.equal(anonymous.status, 401);
-    const created = await postJson(`${base}/api/auth/keys`, { name: 'launcher-test' }, { 'x-admin-key': adminKey! });
-    assert.equal(created.status, 201);
-    const { api_key: apiKey } = (await created.json()) as { api_key: string };
-    const res = await postJson(`${base}/api/tts`, { text: 'The platform is up.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
-    assert.equal(res.status, 200);
-    assert.ok((await res.arrayBuffer()).byteLength > 10_000);
-    assert.ok(statSync(join(dataDir, 'pglite')).isDirectory(), 'embedded database under DATA_DIR');
-
-    // An asynchronous job through the embedded scheduler (the one embedded database, in-process queue).
-    const submitted = await postJson(`${base}/api/jobs/tts`, { text: 'An embedded job.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
-    assert.equal(submitted.status, 202);
-    const { job_id: jobId } = (await submitted.json()) as { job_id: string };
-    await waitFor(async () => {
-      const j = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers: { 'x-api-key': apiKey } })).json()) as { status: string };
-      return j.status === 'completed';
-    }, 30_000, 'embedded job completion');
-    const audio = await fetch(`${base}/api/jobs/${jobId}/audio`, { headers: { 'x-api-key': apiKey } });
-    assert.equal(audio.status, 200);
-    assert.ok((await audio.arrayBuffer()).byteLength > 10_000);
-    assert.ok(!existsSync(join(dataDir, 'scheduler', 'pglite')), 'no second embedded database');
-
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = (await exited) as [number | null];
-    assert.equal(code, 0, output().slice(-2000));
-    await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
+    await body({ child, output, port, dataDir });
   } finally {
     if (child.exitCode === null) {
       child.kill('SIGKILL');
@@ -82,17 +45,67 @@ test('launcher starts the embedded platform (control process + node) and stops i
     }
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   }
-});
+}
 
-test('a launcher whose children all crash at once restarts them instead of exiting', { timeout: 150_000 }, async () => {
-  const port = await freePort();
-  const schedulerPort = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tts-launcher-crash-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), TTS_NODES: '1', TTS_FESTIVAL_PROCESSES: '1', DATA_DIR: dataDir };
-  delete env['DATABASE_URL'];
-  delete env['REDIS_URL'];
-  delete env['TTS_ADMIN_KEY'];
-  const { child, output } = spawnLauncher(env);
+/** SIGTERM: the launcher exits 0 and none of its processes is left. */
+async function stopsCleanly({ child, output }: Launched): Promise<void> {
+  const pids = descendants(child.pid!);
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = (await exited) as [number | null];
+  assert.equal(code, 0, output().slice(-2000));
+  await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
+}
+
+test('launcher starts the embedded platform (control process + node) and stops it cleanly on SIGTERM', { timeout: 120_000 }, () => withLauncher('tts-launcher-', async (launched) => {
+  const { child, output, port, dataDir } = launched;
+  await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
+  const pids = descendants(child.pid!);
+  const commands = pids.map(commandOf);
+  assert.ok(commands.some((c) => c.includes('launcher/src/control')), 'control process (scheduler + facade)');
+  assert.ok(commands.some((c) => c.includes('inference-node/src/main')), 'node process');
+  assert.ok(!commands.some((c) => c.includes('scheduler/src/main') || c.includes('facade/src/main')), 'no scheduler or facade process of their own');
+
+  const base = `http://127.0.0.1:${port}`;
+  const health = (await (await fetch(`${base}/api/health`)).json()) as { mode: string; ready: boolean };
+  assert.deepEqual([health.mode, health.ready], ['embedded', true]);
+
+  // Embedded mode: the administrator key is generated on first start, printed once, stored under DATA_DIR.
+  const printed = /Administrator key \(shown once; stored in ([^)]+)\): (\S+)/.exec(output());
+  assert.ok(printed, 'admin key printed');
+  const [, keyPath, adminKey] = printed;
+  assert.equal(readFileSync(keyPath!, 'utf8').trim(), adminKey);
+  assert.equal(statSync(keyPath!).mode & 0o777, 0o600);
+  assert.ok(!output().split('\n').some((line) => line.startsWith('{') && line.includes(adminKey!)), 'the key is in no log line');
+
+  const anonymous = await postJson(`${base}/api/tts`, { text: 'No credential.', voice: 'flite:slt' });
+  assert.equal(anonymous.status, 401);
+  const created = await postJson(`${base}/api/auth/keys`, { name: 'launcher-test' }, { 'x-admin-key': adminKey! });
+  assert.equal(created.status, 201);
+  const { api_key: apiKey } = (await created.json()) as { api_key: string };
+  const res = await postJson(`${base}/api/tts`, { text: 'The platform is up.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
+  assert.equal(res.status, 200);
+  assert.ok((await res.arrayBuffer()).byteLength > 10_000);
+  assert.ok(statSync(join(dataDir, 'pglite')).isDirectory(), 'embedded database under DATA_DIR');
+
+  // An asynchronous job through the embedded scheduler (the one embedded database, in-process queue).
+  const submitted = await postJson(`${base}/api/jobs/tts`, { text: 'An embedded job.', voice: 'flite:slt' }, { 'x-api-key': apiKey });
+  assert.equal(submitted.status, 202);
+  const { job_id: jobId } = (await submitted.json()) as { job_id: string };
+  await waitFor(async () => {
+    const j = (await (await fetch(`${base}/api/jobs/${jobId}`, { headers: { 'x-api-key': apiKey } })).json()) as { status: string };
+    return j.status === 'completed';
+  }, 30_000, 'embedded job completion');
+  const audio = await fetch(`${base}/api/jobs/${jobId}/audio`, { headers: { 'x-api-key': apiKey } });
+  assert.equal(audio.status, 200);
+  assert.ok((await audio.arrayBuffer()).byteLength > 10_000);
+  assert.ok(!existsSync(join(dataDir, 'scheduler', 'pglite')), 'no second embedded database');
+
+  await stopsCleanly(launched);
+}));
+
+test('a launcher whose children all crash at once restarts them instead of exiting', { timeout: 150_000 }, () => withLauncher('tts-launcher-crash-', async (launched) => {
+  const { child, output, port } = launched;
   const children = (): number[] => descendants(child.pid!).filter((p) => /launcher\/src\/control|inference-node\/src\/main/.test(commandOf(p)));
   const healthy = async (): Promise<boolean> => {
     try {
@@ -101,32 +114,18 @@ test('a launcher whose children all crash at once restarts them instead of exiti
       return false;
     }
   };
-  try {
-    await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
-    const first = children();
-    assert.equal(first.length, 2, 'the control process and the node');
-    // Both at once (an OOM kill of the machine's largest processes, say): nothing else keeps the
-    // launcher's event loop alive but the restart timers.
-    for (const pid of first) process.kill(pid, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    assert.equal(child.exitCode, null, `the launcher is still running: ${output().slice(-1500)}`);
-    await waitFor(async () => children().length === 2 && (await healthy()), 90_000, 'the restarted platform ready');
-    assert.ok(children().every((p) => !first.includes(p)), 'new processes');
-
-    const pids = descendants(child.pid!);
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = (await exited) as [number | null];
-    assert.equal(code, 0, output().slice(-2000));
-    await waitFor(() => pids.every((p) => !alive(p)), 10_000, 'no orphan processes');
-  } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
-  }
-});
+  await waitFor(() => output().includes('"platform ready"'), 90_000, 'platform ready');
+  const first = children();
+  assert.equal(first.length, 2, 'the control process and the node');
+  // Both at once (an OOM kill of the machine's largest processes, say): nothing else keeps the
+  // launcher's event loop alive but the restart timers.
+  for (const pid of first) process.kill(pid, 'SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  assert.equal(child.exitCode, null, `the launcher is still running: ${output().slice(-1500)}`);
+  await waitFor(async () => children().length === 2 && (await healthy()), 90_000, 'the restarted platform ready');
+  assert.ok(children().every((p) => !first.includes(p)), 'new processes');
+  await stopsCleanly(launched);
+}));
 
 test('an install of the old layout keeps its jobs: the scheduler store under DATA_DIR/scheduler moves into the one database', { timeout: 120_000 }, async () => {
   const port = await freePort();
