@@ -207,6 +207,29 @@ export interface FacadeConfig {
   readonly slipProviderBranch: string | undefined;
   /** How long a slip check may take before the request waits for an administrator. @default 10000 (TTS_SLIP_PROVIDER_TIMEOUT_MS) */
   readonly slipProviderTimeoutMs: number;
+  /**
+   * Have I Been Pwned "Pwned Passwords" range API new studio passwords are checked against (only the
+   * first 5 hex digits of their SHA-1 are sent). `none`: off, nothing is sent anywhere; internet-facing
+   * deployments should set https://api.pwnedpasswords.com. @default undefined ("none") (TTS_PWNED_PASSWORDS_URL)
+   */
+  readonly pwnedPasswordsUrl: string | undefined;
+  /** How long the range request may take before the password is judged on the local checks alone, ms. @default 2000 (TTS_PWNED_PASSWORDS_TIMEOUT_MS) */
+  readonly pwnedPasswordsTimeoutMs: number;
+}
+
+/** An http(s) base URL without query or fragment (trailing slash dropped), or `none` -> undefined. */
+function parseProviderUrl(value: string, name: string): string | undefined {
+  if (value === 'none') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL or none, got ${JSON.stringify(value)}`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(name, `must be an http(s) URL without query, fragment or credentials, or none, got ${JSON.stringify(value)}`);
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 /** Reads the facade configuration; throws ConfigError naming a bad variable. */
@@ -272,6 +295,8 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     slipProviderKey: envOptional(env, 'TTS_SLIP_PROVIDER_KEY'),
     slipProviderBranch: envOptional(env, 'TTS_SLIP_PROVIDER_BRANCH'),
     slipProviderTimeoutMs: envInt(env, 'TTS_SLIP_PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    pwnedPasswordsUrl: parseProviderUrl(envString(env, 'TTS_PWNED_PASSWORDS_URL', 'none'), 'TTS_PWNED_PASSWORDS_URL'),
+    pwnedPasswordsTimeoutMs: envInt(env, 'TTS_PWNED_PASSWORDS_TIMEOUT_MS', 2000, { min: 100, max: 30_000 }),
     identityCacheMs: envOptional(env, 'TTS_IDENTITY_CACHE_MS') === undefined ? undefined : envInt(env, 'TTS_IDENTITY_CACHE_MS', 0, { min: 0, max: 600_000 }),
   }));
 }

@@ -9,5 +9,6 @@ export * from './domain/openapi-document.js';
 export * from './identity/index.js';
 export * from './slo/index.js';
 export * from './slo/objectives.js';
+export { pwnedSha1, startFakePwnedPasswords, type FakePwnedPasswords } from './testing/fake-pwned-passwords.js';
 export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-slipok.js';
 export { JobTokens } from './domain/job-tokens.js';

@@ -8,6 +8,7 @@ import { openDatabase, type Database } from '@tts/common/data';
 import { ApiKeyRepository, AuditRepository, SecretRepository, StudioRepository, UsageRepository } from '../data/index.js';
 import { StudioAccounts } from '../studio/accounts.js';
 import { PasswordHasher } from '../studio/passwords.js';
+import { PwnedPasswords } from '../studio/pwned-passwords.js';
 import { openKv, type Kv } from '@tts/common/kv';
 import type { Logger } from '@tts/common';
 import type { FacadeConfig } from '../config.js';
@@ -91,7 +92,8 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
   logger.info('identity ready', { database: database.kind, kv: kv.backend.kind, admin_key: admin.source, auth_mode: config.authMode });
   // Usage and consent records are written behind the response, in batches; quota figures are
   // cached per key and kept current with this replica's requests (identity/quotas.ts).
-  const studio = new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), logger });
+  const breached = config.pwnedPasswordsUrl === undefined ? undefined : new PwnedPasswords({ baseUrl: config.pwnedPasswordsUrl, timeoutMs: config.pwnedPasswordsTimeoutMs, logger });
+  const studio = new StudioAccounts({ repo: studioRepo, kv, hasher: new PasswordHasher(), breached, logger });
   await studio.backfillUsernameSkeletons();
   const recorder = new UsageRecorder(usageRepo, logger, { flushMs: config.meteringFlushMs });
   const quotas = new QuotaService({ usage: usageRepo, pending: recorder, cacheTtlMs: identityCacheMs });

@@ -24,6 +24,7 @@ import { writeStudioAudit, type NewAuditEntry, type StudioRepository, type Studi
 import { randomString, sha256Hex } from '../identity/crypto.js';
 import { LoginThrottle } from './login-throttle.js';
 import { checkNewPassword, type PasswordHasher } from './passwords.js';
+import type { PwnedPasswords } from './pwned-passwords.js';
 import { isSingleScript, usernameSkeleton } from './usernames.js';
 
 /** Lifetimes of sessions, in seconds. */
@@ -84,6 +85,8 @@ export interface StudioAccountsOptions {
   readonly repo: StudioRepository;
   readonly kv: Kv;
   readonly hasher: PasswordHasher;
+  /** Breach-corpus check of new passwords (TTS_PWNED_PASSWORDS_URL); undefined: off. */
+  readonly breached?: PwnedPasswords | undefined;
   readonly logger: Logger;
   readonly policy?: SessionPolicy;
   readonly now?: () => Date;
@@ -102,6 +105,7 @@ export class StudioAccounts {
   private readonly repo: StudioRepository;
   private readonly throttle: LoginThrottle;
   readonly hasher: PasswordHasher;
+  private readonly breached: PwnedPasswords | undefined;
   private readonly logger: Logger;
   private readonly now: () => Date;
 
@@ -109,6 +113,7 @@ export class StudioAccounts {
     this.repo = options.repo;
     this.throttle = new LoginThrottle(options.kv);
     this.hasher = options.hasher;
+    this.breached = options.breached;
     this.logger = options.logger;
     this.policy = options.policy ?? SESSION_POLICY;
     this.now = options.now ?? (() => new Date());
@@ -154,6 +159,7 @@ export class StudioAccounts {
     if (username !== undefined && username !== '' && !isSingleScript(username)) throw new TtsError('STUDIO_USERNAME_MIXED_SCRIPT', undefined, { loc: ['body', 'username'] });
     if (email !== undefined && email !== '' && (email.length > 254 || !EMAIL.test(email))) throw new TtsError('STUDIO_EMAIL_INVALID', undefined, { loc: ['body', 'email'] });
     const password = checkNewPassword(input.password, { username: username ?? null, email: email ?? null });
+    await this.breached?.check(password, 'password');
     const fields = {
       username: username || null,
       usernameKey: username ? loginKey(username) : null,
@@ -253,6 +259,7 @@ export class StudioAccounts {
   async changePassword(p: StudioPrincipal, current: string, next: string, requestRef: string): Promise<number> {
     await this.checkPassword(p, current);
     const normalized = checkNewPassword(next, { username: p.user.username, email: p.user.email }, 'new_password');
+    await this.breached?.check(normalized, 'new_password');
     const hash = await this.hasher.hash(normalized);
     return this.repo.changePassword(p.user.userId, hash, p.sessionId, { actor: `studio:${p.user.userId}`, userId: p.user.userId, action: 'account.password_changed', vipRequestId: null, fromState: null, toState: null, detail: null, requestRef });
   }

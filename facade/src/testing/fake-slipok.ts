@@ -23,10 +23,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { encode as encodePng } from 'fast-png';
+import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 /** What the fake answers for a registered image. */
 export type FakeSlipOutcome = 'genuine' | 'fraud_not_slip' | 'not_found' | 'no_qr' | 'bank_down' | 'too_soon' | 'server_error';
@@ -271,13 +271,9 @@ export async function startFakeSlipOk(options: FakeSlipOkOptions): Promise<FakeS
   const server = createServer((req, res) => {
     handle(req, res).catch(() => answer(res, [500, 'Internal Server Error']));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     register(imageBytes: Buffer, slip: FakeSlip): void {
       slips.set(sha256(imageBytes), { ...slip, at: new Date() });
     },
@@ -296,9 +292,7 @@ export async function startFakeSlipOk(options: FakeSlipOkOptions): Promise<FakeS
     async close(): Promise<void> {
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+      await closeServer(server);
     },
   };
 }

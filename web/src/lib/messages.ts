@@ -78,6 +78,8 @@ export function messageFor(err: unknown): string {
       return 'That username looks like one already taken. Choose one that reads differently.';
     case 'STUDIO_PASSWORD_GUESSABLE':
       return `That password is too easy to guess. ${err.message}`;
+    case 'STUDIO_PASSWORD_BREACHED':
+      return 'That password appears in known data breaches. Choose one you use nowhere else.';
     case 'STUDIO_PASSWORD_WEAK':
       return 'That password is too easy to guess (common, repetitive, or contains the name). Choose another.';
     case 'STUDIO_PASSWORD_INCORRECT':

@@ -225,6 +225,7 @@ export const ERROR_CATALOGUE = {
   STUDIO_USERNAME_INVALID: invalid('The username is not valid.', 'Use 3 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.'),
   STUDIO_USERNAME_MIXED_SCRIPT: invalid('The username mixes letters of several scripts (such as Latin and Cyrillic).', 'Write the username in one script; digits, dots, dashes and underscores go with any.'),
   STUDIO_PASSWORD_GUESSABLE: invalid('The password is too easy to guess (strength below 3 on the 0-4 zxcvbn scale).', 'Follow the message\'s suggestions: a few uncommon words, no keyboard walks or repeated patterns.'),
+  STUDIO_PASSWORD_BREACHED: invalid('The password appears in a corpus of passwords exposed in data breaches (Have I Been Pwned).', 'Choose another password, one not used on any other site; a few uncommon words work well.'),
   STUDIO_EMAIL_INVALID: invalid('The email address is not valid.', 'Send an address such as name@example.org (at most 254 characters).'),
   STUDIO_LOGIN_NAME_MISSING: invalid('Registration needs a username or an email address.', 'Send username, email or both.'),
   STUDIO_USERNAME_TAKEN: {
