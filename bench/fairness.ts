@@ -17,7 +17,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchPlatform, postTts, type LaunchedPlatform } from './platform.js';
-import { percentile, r } from './support.js';
+import { answersOf, percentile, r } from './support.js';
 import { harvardText } from '../tests/support/text.js';
 
 const PARALLEL = Number(process.env['BENCH_FAIRNESS_PARALLEL'] ?? 8);
@@ -60,16 +60,6 @@ async function victim(p: LaunchedPlatform, key: string, until: number): Promise<
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   return out;
-}
-
-/** Answers by status and error code ("200", "503 TTS_OVERLOADED", ...). */
-function answersOf(outcomes: readonly Outcome[]): Record<string, number> {
-  const byAnswer: Record<string, number> = {};
-  for (const o of outcomes) {
-    const key = o.code === undefined ? String(o.status) : `${o.status} ${o.code}`;
-    byAnswer[key] = (byAnswer[key] ?? 0) + 1;
-  }
-  return byAnswer;
 }
 
 /** Latency of the successful answers of one voice. */

@@ -22,7 +22,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchPlatform, postTts, type LaunchedPlatform } from './platform.js';
-import { percentile, r } from './support.js';
+import { answersOf, percentile, r } from './support.js';
 import { harvardText } from '../tests/support/text.js';
 
 const TIMEOUT_MS = Number(process.env['BENCH_OVERLOAD_TIMEOUT_MS'] ?? 20_000);
@@ -79,16 +79,6 @@ async function offer(p: LaunchedPlatform, rate: number, seconds: number): Promis
     pending.push(request(p, t0));
   }
   return Promise.all(pending);
-}
-
-/** Answers by status and error code ("200", "503 TTS_OVERLOADED", ...). */
-function answersOf(outcomes: readonly Outcome[]): Record<string, number> {
-  const byAnswer: Record<string, number> = {};
-  for (const o of outcomes) {
-    const key = o.code === undefined ? String(o.status) : `${o.status} ${o.code}`;
-    byAnswer[key] = (byAnswer[key] ?? 0) + 1;
-  }
-  return byAnswer;
 }
 
 /** The figures of one overload phase. */

@@ -57,3 +57,13 @@ export function wordEdits(reference: string, transcript: string): number {
   for (let i = 1; i <= ref.length; i++) for (let j = 1; j <= hyp.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
   return d[ref.length]![hyp.length]!;
 }
+
+/** Answers by status and error code ("200", "503 TTS_OVERLOADED", ...). */
+export function answersOf(outcomes: readonly { readonly status: number; readonly code: string | undefined }[]): Record<string, number> {
+  const byAnswer: Record<string, number> = {};
+  for (const o of outcomes) {
+    const key = o.code === undefined ? String(o.status) : `${o.status} ${o.code}`;
+    byAnswer[key] = (byAnswer[key] ?? 0) + 1;
+  }
+  return byAnswer;
+}
