@@ -92,11 +92,12 @@ export interface FacadeDeps {
   readonly lexicons: Lexicons;
 }
 
-/** One request of operation `Id` as its handler sees it. */
-export interface HandlerContext<Id extends OperationId> {
+/** One request of operation `Id` as its handler sees it, with the services `D` it declared. */
+export interface HandlerContext<Id extends OperationId, D = FacadeDeps> {
   readonly req: Request;
   readonly res: Response;
-  readonly deps: FacadeDeps;
+  /** Only the services the handler named in its `uses` list. */
+  readonly deps: D;
   readonly requestId: string;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
@@ -109,4 +110,27 @@ export interface HandlerContext<Id extends OperationId> {
 }
 
 /** The handler of OpenAPI operation `Id`: parse, call a domain function, shape the answer. */
-export type OperationHandler<Id extends OperationId> = (ctx: HandlerContext<Id>) => Promise<void>;
+export interface OperationHandler<Id extends OperationId> {
+  readonly operationId: Id;
+  /** The services it is given (the router hands it these and no other). */
+  readonly uses: readonly (keyof FacadeDeps)[];
+  readonly run: (ctx: HandlerContext<Id, Partial<FacadeDeps>>) => Promise<void>;
+}
+
+/**
+ * Declares the handler of operation `operationId` and the services it uses: its `deps` hold those
+ * and nothing else, so what a handler depends on reads from its first line, and the compiler
+ * refuses a service it did not declare.
+ */
+export function handler<Id extends OperationId, const K extends keyof FacadeDeps>(
+  operationId: Id,
+  uses: readonly K[],
+  run: (ctx: HandlerContext<Id, Pick<FacadeDeps, K>>) => Promise<void>,
+): OperationHandler<Id> {
+  return { operationId, uses, run: run as OperationHandler<Id>['run'] };
+}
+
+/** The services of `deps` that `uses` names (what the router gives a handler). */
+export function servicesFor(deps: FacadeDeps, uses: readonly (keyof FacadeDeps)[]): Partial<FacadeDeps> {
+  return Object.fromEntries(uses.map((k) => [k, deps[k]])) as Partial<FacadeDeps>;
+}

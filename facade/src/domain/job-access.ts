@@ -9,7 +9,7 @@ import type { Caller } from '../middleware/access.js';
 import type { FacadeDeps } from '../handler-context.js';
 
 /** The job if `caller` may read it; audits the read either way. Throws JOB_NOT_FOUND (404). */
-export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, endpoint: string, requestId: string): Promise<Job> {
+export async function ownedJob(deps: Pick<FacadeDeps, 'jobs' | 'access'>, caller: Caller, jobId: string, endpoint: string, requestId: string): Promise<Job> {
   const job = await deps.jobs.get(jobId);
   const requesterKeyId = caller.method === 'api_key' ? caller.key.record.keyId : null;
   const ownerKeyId = job && job.ownerKind === JobOwnerKind.JOB_OWNER_KIND_API_KEY ? job.ownerId : null;
@@ -33,7 +33,7 @@ export async function ownedJob(deps: FacadeDeps, caller: Caller, jobId: string, 
  * jobs are not found); audits the read (denials from one client address aggregated, see
  * identity/denied-access.ts). Throws JOB_TOKEN_* or JOB_NOT_FOUND.
  */
-export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobId: string, endpoint: string, requestId: string, clientAddress: string): Promise<Job> {
+export async function tokenJob(deps: Pick<FacadeDeps, 'jobs' | 'jobTokens' | 'access'>, token: string | undefined, jobId: string, endpoint: string, requestId: string, clientAddress: string): Promise<Job> {
   let reason = 'token';
   try {
     deps.jobTokens.verify(token, jobId);
@@ -52,7 +52,7 @@ export async function tokenJob(deps: FacadeDeps, token: string | undefined, jobI
 }
 
 /** True when `job` belonged to a studio account since deleted: its job tokens answer as for a job that never existed. */
-export async function ownerDeleted(deps: FacadeDeps, job: Job): Promise<boolean> {
+export async function ownerDeleted(deps: Pick<FacadeDeps, 'access'>, job: Job): Promise<boolean> {
   return job.ownerKind === JobOwnerKind.JOB_OWNER_KIND_STUDIO && !(await deps.access.studio.isLiveUser(job.ownerId));
 }
 

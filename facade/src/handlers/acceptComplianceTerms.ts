@@ -2,13 +2,13 @@ import { TtsError } from '@tts/common';
 import { ownerKeyIdOf } from '../domain/owner.js';
 import { currentTerms, TERMS, termsSha256 } from '../domain/terms.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /**
  * POST /api/compliance/terms/accept: records that the calling API key or studio user accepts the current terms
  * version (idempotent: accepting again answers the first acceptance).
  */
-export const acceptComplianceTerms: OperationHandler<'acceptComplianceTerms'> = async ({ body, res, deps, requestId }) => {
+export const acceptComplianceTerms = handler('acceptComplianceTerms', ['compliance'], async ({ body, res, deps, requestId }) => {
   const version = TERMS.find((t) => t.version === body.version);
   if (!version) throw new TtsError('TERMS_VERSION_UNKNOWN', `Terms version "${body.version}" does not exist.`, { loc: ['body', 'version'] });
   if (version !== currentTerms()) throw new TtsError('TERMS_VERSION_OUTDATED', `Version ${version.version} is not current; the current one is ${currentTerms().version}.`, { loc: ['body', 'version'] });
@@ -23,4 +23,4 @@ export const acceptComplianceTerms: OperationHandler<'acceptComplianceTerms'> = 
     subject_type: acceptance.subjectType,
     subject_id: acceptance.subjectId,
   });
-};
+});

@@ -1,12 +1,12 @@
 import { abuseReportJson } from '../domain/abuse-reports.js';
 import { enforcePublicRate } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /**
  * POST /api/compliance/abuse/report (public, counted against the public rate profile): files a
  * report; an audio sample is checked for the platform's watermark.
  */
-export const createAbuseReport: OperationHandler<'createAbuseReport'> = async ({ req, body, res, deps, requestId, signal }) => {
+export const createAbuseReport = handler('createAbuseReport', ['abuseReports', 'access'], async ({ req, body, res, deps, requestId, signal }) => {
   // Its own counter under the public profile: fetching challenges does not use up reports.
   await enforcePublicRate(res, deps.access, `abuse-report:${req.ip ?? ''}`);
   const report = await deps.abuseReports.file({
@@ -18,4 +18,4 @@ export const createAbuseReport: OperationHandler<'createAbuseReport'> = async ({
     audioSampleBase64: body.audio_sample_base64,
   }, requestId, signal);
   res.status(201).json(abuseReportJson(report, false));
-};
+});

@@ -3,10 +3,10 @@ import { speechRequestOf } from '../domain/speech-request.js';
 import { tenantWeightOf } from '../domain/metering.js';
 import { callerOf, tenantOf } from '../middleware/access.js';
 import { pipeAudio, pipeSse, setQuotaStage, setVoiceHeaders } from '../presenters/audio.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** POST /v1/audio/speech: OpenAI-compatible, streamed as sentences are ready. */
-export const createSpeech: OperationHandler<'createSpeech'> = async ({ body, res, deps, requestId, signal }) => {
+export const createSpeech = handler('createSpeech', ['cluster', 'config', 'gateway', 'lexicons', 'metering'], async ({ body, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
   const request = await speechRequestOf({ kind: 'openai', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon: await deps.lexicons.forSpeech(caller, undefined) });
   const metered = { endpoint: 'POST /v1/audio/speech', requestId, characters: body.input.length, textField: 'input', mode: request.mode, consentConfirmed: request.consentConfirmed, synchronous: true };
@@ -18,4 +18,4 @@ export const createSpeech: OperationHandler<'createSpeech'> = async ({ body, res
     if (!metrics) throw new TtsError('TTS_CANCELLED', 'The client went away before the audio was complete.');
     return metrics.audioSeconds;
   });
-};
+});

@@ -1,7 +1,7 @@
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** DELETE /api/hub/token (administrators): clears the application token. */
-export const deleteHubToken: OperationHandler<'deleteHubToken'> = async ({ res, deps }) => {
+export const deleteHubToken = handler('deleteHubToken', ['hubToken'], async ({ res, deps }) => {
   const deleted = await deps.hubToken.clear();
   res.json({ ok: true, deleted, configured: false });
-};
+});

@@ -1,7 +1,7 @@
 import { audioLogsView, collectAudioLogs } from '../domain/audio-logs.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/debug/audio-logs: the nodes' recent audio pipeline events, newest first. */
-export const getAudioLogs: OperationHandler<'getAudioLogs'> = async ({ res, deps }) => {
+export const getAudioLogs = handler('getAudioLogs', ['cluster'], async ({ res, deps }) => {
   res.json(audioLogsView(await collectAudioLogs(deps.cluster)));
-};
+});

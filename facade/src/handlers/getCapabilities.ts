@@ -3,7 +3,7 @@ import { AUDIO_FORMATS } from '@tts/common/audio';
 import { OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from '@tts/common';
 import { analysisFeaturesOf } from '../domain/analysis-features.js';
 import { voiceJson } from '../domain/views.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** One ready engine's execution device and batching, merged over the ready nodes that run it. */
 interface EngineDetail {
@@ -31,7 +31,7 @@ function engineDetails(ready: readonly NodeStatusReport[]): EngineDetail[] {
 }
 
 /** GET /api/capabilities: what this deployment can do right now. */
-export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res, deps }) => {
+export const getCapabilities = handler('getCapabilities', ['cluster', 'config', 'logger'], async ({ res, deps }) => {
   let voices: Record<string, unknown>[] = [];
   let engines: string[] = [];
   let details: EngineDetail[] = [];
@@ -85,4 +85,4 @@ export const getCapabilities: OperationHandler<'getCapabilities'> = async ({ res
     },
     analysis,
   });
-};
+});

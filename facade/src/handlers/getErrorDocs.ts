@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ERROR_CATALOGUE } from '@tts/common';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** The catalogue as JSON entries (also used by the classifier). */
 export function catalogueEntries(): Record<string, unknown>[] {
@@ -16,6 +16,6 @@ export function catalogueEntries(): Record<string, unknown>[] {
 }
 
 /** GET /api/errors/docs: exactly the error catalogue. */
-export const getErrorDocs: OperationHandler<'getErrorDocs'> = async ({ res }) => {
+export const getErrorDocs = handler('getErrorDocs', [], async ({ res }) => {
   res.json({ errors: catalogueEntries() });
-};
+});

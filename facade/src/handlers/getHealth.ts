@@ -2,7 +2,7 @@ import { SERVICE_NAME, VERSION, type Logger } from '@tts/common';
 import type { ClusterView } from '../domain/cluster.js';
 import { analysisFeaturesOf, type AnalysisFeaturesJson } from '../domain/analysis-features.js';
 import { isoWithOffset } from '../domain/readiness.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** The cluster's analysis features; each unavailable (saying why) when the cluster is unreachable. */
 async function analysisOf(cluster: ClusterView): Promise<AnalysisFeaturesJson> {
@@ -35,7 +35,7 @@ async function devicesInUse(cluster: ClusterView, logger: Logger): Promise<strin
 }
 
 /** GET /api/health: readiness, mode, model, execution device and start-up warm-up. */
-export const getHealth: OperationHandler<'getHealth'> = async ({ res, deps }) => {
+export const getHealth = handler('getHealth', ['cluster', 'config', 'logger', 'readiness'], async ({ res, deps }) => {
   const r = await deps.readiness.report();
   res.json({
     ok: true,
@@ -50,4 +50,4 @@ export const getHealth: OperationHandler<'getHealth'> = async ({ res, deps }) =>
     startup_warmup: { done: r.warmup.done, duration_ms: Math.round(r.warmup.durationMs), voices: r.warmup.voices, error: r.warmup.error },
     analysis: await analysisOf(deps.cluster),
   });
-};
+});

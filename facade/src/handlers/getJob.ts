@@ -1,11 +1,11 @@
 import { ownedJob } from '../domain/job-access.js';
 import { jobJson } from '../domain/jobs.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/jobs/{job_id}: the job's status, visible only to the key that owns it. */
-export const getJob: OperationHandler<'getJob'> = async ({ params, res, deps, requestId }) => {
+export const getJob = handler('getJob', ['access', 'jobs'], async ({ params, res, deps, requestId }) => {
   const job = await ownedJob(deps, callerOf(res), params.job_id, 'GET /api/jobs/{job_id}', requestId);
   const self = `/api/jobs/${job.jobId}`;
   res.json(jobJson(job, { self, audio: `${self}/audio` }));
-};
+});

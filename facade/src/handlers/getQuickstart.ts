@@ -1,7 +1,7 @@
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/quickstart: copy-paste examples for this deployment's address. */
-export const getQuickstart: OperationHandler<'getQuickstart'> = async ({ req, res, deps }) => {
+export const getQuickstart = handler('getQuickstart', ['config'], async ({ req, res, deps }) => {
   const base = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
   const voice = deps.config.defaultVoice;
   res.json({
@@ -25,4 +25,4 @@ export const getQuickstart: OperationHandler<'getQuickstart'> = async ({ req, re
       { title: 'Health', method: 'GET', path: '/api/health', curl: `curl -sS ${base}/api/health` },
     ],
   });
-};
+});

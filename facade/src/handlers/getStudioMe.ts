@@ -4,10 +4,10 @@ import { studioCallerOf } from '../middleware/access.js';
 import { studioUserJson } from '../studio/accounts.js';
 import { limitsOf } from '../studio/presets.js';
 import { studioTierJson } from '../studio/tiers.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/studio/auth/me: the caller, its session, limits and rate budgets. */
-export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res, deps }) => {
+export const getStudioMe = handler('getStudioMe', ['access'], async ({ res, deps }) => {
   const p = studioCallerOf(res);
   const limits = limitsOf(p);
   const { subject, tier } = studioMeteredSubject(p);
@@ -31,4 +31,4 @@ export const getStudioMe: OperationHandler<'getStudioMe'> = async ({ res, deps }
       },
     },
   });
-};
+});

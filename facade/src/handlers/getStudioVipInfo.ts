@@ -1,9 +1,9 @@
 import { studioCallerOf } from '../middleware/access.js';
 import { benefitsJson, planJson, vipRequestJson } from '../studio/vip.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/studio/vip/info: plans, benefits, how to pay, the caller's status and requests. */
-export const getStudioVipInfo: OperationHandler<'getStudioVipInfo'> = async ({ res, deps }) => {
+export const getStudioVipInfo = handler('getStudioVipInfo', ['studio'], async ({ res, deps }) => {
   const info = await deps.studio.vip.info(studioCallerOf(res));
   res.json({
     plans: info.plans.map(planJson),
@@ -12,4 +12,4 @@ export const getStudioVipInfo: OperationHandler<'getStudioVipInfo'> = async ({ r
     status: { vip: info.vip, vip_until: info.user.vipUntil?.toISOString() ?? null, kind: info.user.kind },
     requests: info.requests.map((r) => vipRequestJson(r, false)),
   });
-};
+});

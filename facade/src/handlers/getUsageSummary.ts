@@ -1,10 +1,10 @@
 import { TtsError } from '@tts/common';
 import { usageSummaryView } from '../identity/index.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/usage/summary: an administrator sees every key; an API key sees only its own usage. */
-export const getUsageSummary: OperationHandler<'getUsageSummary'> = async ({ query, res, deps }) => {
+export const getUsageSummary = handler('getUsageSummary', ['access'], async ({ query, res, deps }) => {
   const caller = callerOf(res);
   let filter = query;
   if (caller.method === 'api_key') {
@@ -13,4 +13,4 @@ export const getUsageSummary: OperationHandler<'getUsageSummary'> = async ({ que
     filter = { ...query, key_id: own };
   }
   res.json(usageSummaryView(await deps.access.usage.summary(filter)));
-};
+});

@@ -1,8 +1,8 @@
 import { SERVICE_NAME, VERSION } from '@tts/common';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/system/version. */
-export const getVersion: OperationHandler<'getVersion'> = async ({ res, deps }) => {
+export const getVersion = handler('getVersion', ['config', 'openapi'], async ({ res, deps }) => {
   const info = deps.openapi.document['info'] as { version?: string } | undefined;
   res.json({
     service: SERVICE_NAME,
@@ -12,4 +12,4 @@ export const getVersion: OperationHandler<'getVersion'> = async ({ res, deps }) 
     node: process.version,
     commit: deps.config.gitCommit,
   });
-};
+});

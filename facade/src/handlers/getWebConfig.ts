@@ -3,10 +3,10 @@ import { AUDIO_FORMATS } from '@tts/common/audio';
 import { meteredSubjectOf } from '../domain/metering.js';
 import { CHALLENGE_PATH, RATE_PROFILES } from '../identity/index.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler, Schema } from '../handler-context.js';
+import { handler, type Schema } from '../handler-context.js';
 
 /** GET /api/web/config: what a browser client needs to know to submit and follow web jobs, and the caller's own limits. */
-export const getWebConfig: OperationHandler<'getWebConfig'> = async ({ res, deps }) => {
+export const getWebConfig = handler('getWebConfig', ['access', 'config', 'jobTokens'], async ({ res, deps }) => {
   const anonymousRate = { limit: RATE_PROFILES.challenge.limit, window_sec: RATE_PROFILES.challenge.windowSec };
   const caller = callerOf(res);
   const metered = meteredSubjectOf(caller);
@@ -30,4 +30,4 @@ export const getWebConfig: OperationHandler<'getWebConfig'> = async ({ res, deps
     poll_interval_ms: 500,
     caller_limits: callerLimits,
   });
-};
+});

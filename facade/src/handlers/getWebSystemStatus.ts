@@ -1,7 +1,7 @@
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/web/system/status: queue depth, running jobs, ready nodes and an ETA. */
-export const getWebSystemStatus: OperationHandler<'getWebSystemStatus'> = async ({ res, deps }) => {
+export const getWebSystemStatus = handler('getWebSystemStatus', ['jobs', 'logger'], async ({ res, deps }) => {
   let stats;
   try {
     stats = await deps.jobs.stats();
@@ -19,4 +19,4 @@ export const getWebSystemStatus: OperationHandler<'getWebSystemStatus'> = async 
     capacity: stats.capacity,
     eta_seconds: Math.round(stats.etaSeconds * 10) / 10,
   });
-};
+});

@@ -1,8 +1,8 @@
 import { modelsOf } from '../domain/models.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /v1/models: OpenAI compatibility ids plus one model per engine ready on a ready node. */
-export const listModels: OperationHandler<'listModels'> = async ({ res, deps }) => {
+export const listModels = handler('listModels', ['cluster', 'logger'], async ({ res, deps }) => {
   let engines: readonly string[] = [];
   try {
     engines = (await deps.cluster.snapshot()).engines;
@@ -11,4 +11,4 @@ export const listModels: OperationHandler<'listModels'> = async ({ res, deps }) 
     deps.logger.warn('model list without engines: cluster view unavailable', { error: err instanceof Error ? err.message : String(err) });
   }
   res.json({ object: 'list', data: modelsOf(engines) });
-};
+});

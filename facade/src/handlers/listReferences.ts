@@ -1,10 +1,10 @@
 import { ownerKeyIdOf } from '../domain/owner.js';
 import { referenceJson } from '../domain/references.js';
 import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/reference/clips: the caller's stored reference clips, newest first. */
-export const listReferences: OperationHandler<'listReferences'> = async ({ query, res, deps }) => {
+export const listReferences = handler('listReferences', ['config', 'references'], async ({ query, res, deps }) => {
   const records = await deps.references.list(ownerKeyIdOf(callerOf(res)), query.limit ?? 50);
   res.json({ object: 'list', data: records.map(referenceJson), retention_hours: deps.config.referenceRetentionHours });
-};
+});

@@ -1,10 +1,10 @@
 import { studioCallerOf } from '../middleware/access.js';
 import { shareJson } from '../studio/presets.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/studio/shares: the caller's shares, without their tokens. */
-export const listStudioShares: OperationHandler<'listStudioShares'> = async ({ res, deps, query }) => {
+export const listStudioShares = handler('listStudioShares', ['studio'], async ({ res, deps, query }) => {
   const shares = await deps.studio.presets.shares(studioCallerOf(res), query.limit ?? 200);
   const now = new Date();
   res.json({ object: 'list', data: shares.map((s) => shareJson(s, now)) });
-};
+});

@@ -1,10 +1,10 @@
 import { TtsError } from '@tts/common';
 import { jobTokenOf, ownerDeleted } from '../domain/job-access.js';
 import { eventJson, isTerminal, stateName } from '../domain/jobs.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/web/jobs/{job_id}/events: events after after_event_id (an empty page past the last one). */
-export const listWebJobEvents: OperationHandler<'listWebJobEvents'> = async ({ req, params, query, res, deps }) => {
+export const listWebJobEvents = handler('listWebJobEvents', ['access', 'jobTokens', 'jobs'], async ({ req, params, query, res, deps }) => {
   const jobId = params.job_id;
   deps.jobTokens.verify(jobTokenOf(req.get('x-job-token'), query.token), jobId);
   const job = await deps.jobs.get(jobId);
@@ -21,4 +21,4 @@ export const listWebJobEvents: OperationHandler<'listWebJobEvents'> = async ({ r
     next_after_event_id: last?.eventId ?? after,
     events: page.events.map(eventJson),
   });
-};
+});

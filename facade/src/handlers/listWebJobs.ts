@@ -1,10 +1,10 @@
 import { jobJson } from '../domain/jobs.js';
 import { callerOf } from '../middleware/access.js';
 import { webJobOwnerOf } from '../domain/owner.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** GET /api/web/jobs: the caller's (anti-bot pass holder's, key's or studio user's) most recent web jobs. */
-export const listWebJobs: OperationHandler<'listWebJobs'> = async ({ query, res, deps }) => {
+export const listWebJobs = handler('listWebJobs', ['jobTokens', 'jobs'], async ({ query, res, deps }) => {
   const caller = callerOf(res);
   const owner = webJobOwnerOf(caller);
   const limit = query.limit ?? 30;
@@ -17,4 +17,4 @@ export const listWebJobs: OperationHandler<'listWebJobs'> = async ({ query, res,
       return { ...jobJson(j, { self: `/api/web/jobs/${j.jobId}`, audio: `/api/web/jobs/${j.jobId}/audio`, events: `/api/web/jobs/${j.jobId}/events` }), job_token: token, job_token_expires_unix: expiresUnix };
     }),
   });
-};
+});

@@ -1,8 +1,8 @@
 import { studioCallerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /** POST /api/studio/auth/logout: ends the calling session. */
-export const logoutStudio: OperationHandler<'logoutStudio'> = async ({ res, deps }) => {
+export const logoutStudio = handler('logoutStudio', ['access'], async ({ res, deps }) => {
   await deps.access.studio.logout(studioCallerOf(res));
   res.json({ ok: true });
-};
+});

@@ -4,13 +4,13 @@ import { jobJson, jobSpecOf } from '../domain/jobs.js';
 import { speechRequestOf } from '../domain/speech-request.js';
 import { callerOf } from '../middleware/access.js';
 import { setQuotaStage } from '../presenters/audio.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /**
  * POST /api/jobs/tts: queues a job owned by the calling API key (202). The text counts against the
  * key's quota when the job is accepted.
  */
-export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps, requestId }) => {
+export const submitJob = handler('submitJob', ['cluster', 'config', 'jobUsage', 'jobs', 'lexicons', 'metering', 'references'], async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
   // The job keeps the lexicon of its submission (stored with its spec).
   const request = await speechRequestOf({ kind: 'tts', body }, { cluster: deps.cluster, defaultVoice: deps.config.defaultVoice, lexicon: await deps.lexicons.forSpeech(caller, undefined) });
@@ -32,4 +32,4 @@ export const submitJob: OperationHandler<'submitJob'> = async ({ body, res, deps
     res.json(jobJson(job, { self, audio: `${self}/audio` }));
     return 0;
   }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
-};
+});

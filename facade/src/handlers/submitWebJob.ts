@@ -5,7 +5,7 @@ import { rateLimitView, RATE_PROFILES } from '../identity/index.js';
 import { webJobOwnerOf } from '../domain/owner.js';
 import { callerOf } from '../middleware/access.js';
 import { webFormWithPreset } from '../studio/preset-speech.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /**
  * POST /api/web/jobs/tts (multipart form; anti-bot pass, API key or studio session): queues a web job
@@ -13,7 +13,7 @@ import type { OperationHandler } from '../handler-context.js';
  * session of the user) and may name one of its presets. An API key or a studio user may clone one
  * of its own stored reference clips (`reference_id`, with consent).
  */
-export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res, deps, requestId }) => {
+export const submitWebJob = handler('submitWebJob', ['cluster', 'config', 'jobTokens', 'jobUsage', 'jobs', 'lexicons', 'metering', 'references', 'studio'], async ({ body, res, deps, requestId }) => {
   const caller = callerOf(res);
   const { form, speed } = await webFormWithPreset(body, caller, deps.studio.presets);
   const lexicon = await deps.lexicons.forSpeech(caller, form.preset_id);
@@ -43,4 +43,4 @@ export const submitWebJob: OperationHandler<'submitWebJob'> = async ({ body, res
     });
     return 0;
   }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
-};
+});

@@ -6,14 +6,14 @@ import { callerOf, tenantOf } from '../middleware/access.js';
 import { elapsedMs } from '../middleware/telemetry.js';
 import { setQuotaStage, setVoiceHeaders, wordsJson } from '../presenters/audio.js';
 import { ttsBodyWithPreset } from '../studio/preset-speech.js';
-import type { OperationHandler } from '../handler-context.js';
+import { handler } from '../handler-context.js';
 
 /**
  * POST /api/tts: whole-file synthesis; with a reference (JSON reference_id, or a multipart ref_audio) a clone;
  * with a studio session, a preset_id supplies the voice setup; with `timestamps`, a JSON answer
  * with the audio in base64 and the words' timings.
  */
-export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: sent, res, deps, requestId, signal }) => {
+export const ttsSynthesize = handler('ttsSynthesize', ['cluster', 'config', 'gateway', 'lexicons', 'metering', 'references', 'studio'], async ({ body: sent, res, deps, requestId, signal }) => {
   const caller = callerOf(res);
   const body = await ttsBodyWithPreset(ttsBodyOf(sent), caller, deps.studio.presets);
   const lexicon = await deps.lexicons.forSpeech(caller, body.preset_id);
@@ -53,4 +53,4 @@ export const ttsSynthesize: OperationHandler<'ttsSynthesize'> = async ({ body: s
     }
     return m?.audioSeconds ?? 0;
   }, cloning ? () => requireConsent(request.consentConfirmed) : undefined);
-};
+});
