@@ -16,10 +16,10 @@ import { closeSlowLeftovers, type BodyRate } from './middleware/body-rate.js';
 import { streamLimit } from './middleware/stream-limit.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { installClientAddress } from './middleware/client-address.js';
-import { RouteMatcher } from './slo/routes.js';
-import { operationsOf } from './domain/openapi-document.js';
+import { RouteMatcher } from './operations/slo/routes.js';
+import { operationsOf } from './operations/openapi-document.js';
 import { servicesFor, type FacadeDeps, type HandlerContext, type OperationHandler, type OperationId } from './handler-context.js';
-import { OPERATIONS } from './operations.js';
+import { OPERATIONS } from './handler-table.js';
 import { TtsError } from '@tts/common';
 
 
