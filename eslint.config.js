@@ -64,4 +64,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The facade's rooms: only a room's handlers/ read requests and write answers (with presenters/);
+    // the rest of a room is domain code and imports nothing from Express.
+    files: ['facade/src/{speech,jobs,references,identity,studio,compliance,operations,cluster}/**/*.ts'],
+    ignores: ['**/handlers/**', '**/*.test.ts', '**/testing.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'express', message: 'Domain code does not read requests or write answers: do that in the room\'s handlers/ or in presenters/.' }],
+          patterns: [
+            { group: ['@tts/*/src/*', '@tts/*/dist/*', '@tts/*/gen/*', '**/gen/tts/*'], message: 'Import another package through an entry point of its package.json `exports`.' },
+            { group: TEST_ONLY_ENTRIES, message: 'Test support is for tests and benches only; it is not part of dist/.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -16,14 +16,12 @@ import { closeSlowLeftovers, type BodyRate } from './middleware/body-rate.js';
 import { streamLimit } from './middleware/stream-limit.js';
 import { requestTelemetry } from './middleware/telemetry.js';
 import { installClientAddress } from './middleware/client-address.js';
-import { RouteMatcher } from './slo/routes.js';
-import { operationsOf } from './domain/openapi-document.js';
-import type { FacadeDeps, HandlerContext, OperationId } from './handler-context.js';
-import { OPERATIONS } from './operations.js';
+import { RouteMatcher } from './operations/slo/routes.js';
+import { operationsOf } from './operations/openapi-document.js';
+import { servicesFor, type FacadeDeps, type HandlerContext, type OperationHandler, type OperationId } from './handler-context.js';
+import { OPERATIONS } from './handler-table.js';
 import { TtsError } from '@tts/common';
 
-/** A handler of some operation, as the router calls it. */
-type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<void>;
 
 /**
  * Refuses a query or path number that is not finite (`1e400`, `Infinity`): the validator's
@@ -35,7 +33,8 @@ function refuseNonFinite(values: Record<string, unknown>, where: 'query' | 'para
   }
 }
 
-function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
+function route(handler: OperationHandler<OperationId>, deps: FacadeDeps): RequestHandler {
+  const services = servicesFor(deps, handler.uses);
   return async (req, res) => {
     refuseNonFinite(req.query, 'query');
     refuseNonFinite(req.params, 'params');
@@ -46,7 +45,7 @@ function route(handler: AnyHandler, deps: FacadeDeps): RequestHandler {
     // The validator has checked body, query and path against this operation's schemas: the one
     // place where they take their generated types.
     const validated = { body: req.body as unknown, query: req.query as unknown, params: req.params as unknown } as Pick<HandlerContext<OperationId>, 'body' | 'query' | 'params'>;
-    await handler({ req, res, deps, requestId: requestIdOf(res), signal: controller.signal, ...validated });
+    await handler.run({ req, res, deps: services, requestId: requestIdOf(res), signal: controller.signal, ...validated });
   };
 }
 
@@ -70,7 +69,7 @@ function registerAccessControl(app: Express, deps: FacadeDeps, rate: BodyRate): 
 /** Registers every documented operation's handler; throws when the document and the handler table disagree. */
 function registerOperations(app: Express, deps: FacadeDeps): void {
   const documented = operationsOf(deps.openapi);
-  const table = OPERATIONS as unknown as Partial<Record<string, AnyHandler>>;
+  const table = OPERATIONS as unknown as Partial<Record<string, OperationHandler<OperationId>>>;
   const missing = documented.filter((o) => !table[o.operationId]).map((o) => o.operationId);
   const extra = Object.keys(table).filter((id) => !documented.some((o) => o.operationId === id));
   if (missing.length > 0 || extra.length > 0) {

@@ -9,7 +9,7 @@ import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
 import { parseAuthMode, parseTierConcurrency, parseTierRates, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
 import { parseAddressRanges, parseTrustedProxies, type AddressRanges, type TrustedProxies } from './middleware/client-address.js';
 import { CORS_ORIGINS_VARIABLE, parseCorsOrigins } from './middleware/cors.js';
-import { parseObjectives, type SloObjectives } from './slo/objectives.js';
+import { parseObjectives, type SloObjectives } from './operations/slo/objectives.js';
 
 /** Configuration of the REST/OpenAI facade. */
 export interface FacadeConfig {

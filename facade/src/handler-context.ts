@@ -7,25 +7,25 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '@tts/common';
 import type { FacadeConfig } from './config.js';
-import type { AccessServices } from './domain/access-services.js';
-import type { ClusterView } from './domain/cluster.js';
-import type { JobTokens } from './domain/job-tokens.js';
-import type { JobsGateway } from './domain/jobs.js';
-import type { Metering } from './domain/metering.js';
-import type { ProvenanceMarks } from './domain/provenance.js';
-import type { JobUsage } from './domain/job-usage.js';
-import type { OpenApiDocument } from './domain/openapi-document.js';
-import type { Readiness } from './domain/readiness.js';
-import type { SynthesisGateway } from './domain/synthesis.js';
-import type { CleanupService } from './domain/cleanup.js';
-import type { LogStreamHub } from './domain/log-stream.js';
-import type { StreamSlots } from './domain/stream-slots.js';
-import type { SloService } from './slo/service.js';
-import type { AnalysisGateway } from './domain/audio-analysis.js';
-import type { ReferenceService } from './domain/references.js';
-import type { Lexicons } from './domain/lexicons.js';
-import type { AbuseReports } from './domain/abuse-reports.js';
-import type { HubTokenService } from './domain/hub-token.js';
+import type { AccessServices } from './identity/access-services.js';
+import type { ClusterView } from './cluster/cluster.js';
+import type { JobTokens } from './jobs/job-tokens.js';
+import type { JobsGateway } from './jobs/jobs-gateway.js';
+import type { Metering } from './speech/metering.js';
+import type { ProvenanceMarks } from './compliance/provenance.js';
+import type { JobUsage } from './jobs/job-usage.js';
+import type { OpenApiDocument } from './operations/openapi-document.js';
+import type { Readiness } from './cluster/readiness.js';
+import type { SynthesisGateway } from './speech/synthesis.js';
+import type { CleanupService } from './operations/cleanup.js';
+import type { LogStreamHub } from './operations/log-stream.js';
+import type { StreamSlots } from './operations/stream-slots.js';
+import type { SloService } from './operations/slo/service.js';
+import type { AnalysisGateway } from './references/audio-analysis.js';
+import type { ReferenceService } from './references/references.js';
+import type { Lexicons } from './speech/lexicons.js';
+import type { AbuseReports } from './compliance/abuse-reports.js';
+import type { HubTokenService } from './operations/hub-token.js';
 import type { ComplianceRepository } from './data/index.js';
 import type { StudioPresets } from './studio/presets.js';
 import type { VipService } from './studio/vip.js';
@@ -92,11 +92,12 @@ export interface FacadeDeps {
   readonly lexicons: Lexicons;
 }
 
-/** One request of operation `Id` as its handler sees it. */
-export interface HandlerContext<Id extends OperationId> {
+/** One request of operation `Id` as its handler sees it, with the services `D` it declared. */
+export interface HandlerContext<Id extends OperationId, D = FacadeDeps> {
   readonly req: Request;
   readonly res: Response;
-  readonly deps: FacadeDeps;
+  /** Only the services the handler named in its `uses` list. */
+  readonly deps: D;
   readonly requestId: string;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
@@ -109,4 +110,27 @@ export interface HandlerContext<Id extends OperationId> {
 }
 
 /** The handler of OpenAPI operation `Id`: parse, call a domain function, shape the answer. */
-export type OperationHandler<Id extends OperationId> = (ctx: HandlerContext<Id>) => Promise<void>;
+export interface OperationHandler<Id extends OperationId> {
+  readonly operationId: Id;
+  /** The services it is given (the router hands it these and no other). */
+  readonly uses: readonly (keyof FacadeDeps)[];
+  readonly run: (ctx: HandlerContext<Id, Partial<FacadeDeps>>) => Promise<void>;
+}
+
+/**
+ * Declares the handler of operation `operationId` and the services it uses: its `deps` hold those
+ * and nothing else, so what a handler depends on reads from its first line, and the compiler
+ * refuses a service it did not declare.
+ */
+export function handler<Id extends OperationId, const K extends keyof FacadeDeps>(
+  operationId: Id,
+  uses: readonly K[],
+  run: (ctx: HandlerContext<Id, Pick<FacadeDeps, K>>) => Promise<void>,
+): OperationHandler<Id> {
+  return { operationId, uses, run: run as OperationHandler<Id>['run'] };
+}
+
+/** The services of `deps` that `uses` names (what the router gives a handler). */
+export function servicesFor(deps: FacadeDeps, uses: readonly (keyof FacadeDeps)[]): Partial<FacadeDeps> {
+  return Object.fromEntries(uses.map((k) => [k, deps[k]])) as Partial<FacadeDeps>;
+}

@@ -3,12 +3,12 @@
  * view, cluster view, OpenAPI document, identity and SLO pieces to run in-process.
  */
 export * from './data/index.js';
-export * from './domain/cluster.js';
-export * from './domain/node-router.js';
-export * from './domain/openapi-document.js';
+export * from './cluster/cluster.js';
+export * from './cluster/node-router.js';
+export * from './operations/openapi-document.js';
 export * from './identity/index.js';
-export * from './slo/index.js';
-export * from './slo/objectives.js';
+export * from './operations/slo/index.js';
+export * from './operations/slo/objectives.js';
 export { pwnedSha1, startFakePwnedPasswords, type FakePwnedPasswords } from './testing/fake-pwned-passwords.js';
 export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-slipok.js';
-export { JobTokens } from './domain/job-tokens.js';
+export { JobTokens } from './jobs/job-tokens.js';

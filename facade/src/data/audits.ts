@@ -24,7 +24,7 @@ export interface JobAccessInput {
   readonly allowed: boolean;
   /** Short machine-readable reason, e.g. "owner", "not_owner", "job_not_found". */
   readonly reason: string;
-  /** Requests the record stands for (repeated denials aggregated, see domain/denied-access.ts). @default 1 */
+  /** Requests the record stands for (repeated denials aggregated, see identity/denied-access.ts). @default 1 */
   readonly attempts?: number;
   /** The client address, where the record names one. @default null */
   readonly clientAddress?: string | null;

@@ -6,7 +6,7 @@ import { TtsError } from '@tts/common';
 import { ApiKeyService, generateApiKey, keyIdOf } from './api-keys.js';
 import { loadChallengeSecret } from './challenge.js';
 import { sha256Hex } from './crypto.js';
-import { apiKeyView, createdApiKeyView, parseApiKeyCreateRequest, parseApiKeyUpdateRequest } from './views.js';
+import { apiKeyView, createdApiKeyView, parseApiKeyCreateRequest, parseApiKeyUpdateRequest } from './identity-views.js';
 
 const code = (c: string) => (e: unknown) => e instanceof TtsError && e.code === c;
 

@@ -4,7 +4,7 @@ import { AuditRepository } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
 import { TtsError, createLogger } from '@tts/common';
 import { AuditService } from './audits.js';
-import { consentAuditView, jobAccessAuditView } from './views.js';
+import { consentAuditView, jobAccessAuditView } from './identity-views.js';
 
 const code = (c: string, field?: string) => (e: unknown) => e instanceof TtsError && e.code === c && (field === undefined || e.loc[1] === field);
 

@@ -95,4 +95,4 @@ export {
   usageSummaryView,
   type AuthConfigViewOptions,
   type JsonObject,
-} from './views.js';
+} from './identity-views.js';

@@ -4,7 +4,7 @@ import { ConfigError, TtsError } from '@tts/common';
 import { parseTierConcurrency, parseTierRates, TierTable } from './tier-table.js';
 import { checkTextLength, DEFAULT_TIER, findTier, TIERS } from './tiers.js';
 import { isValidRatePerMinute } from './rate-limits.js';
-import { tiersView } from './views.js';
+import { tiersView } from './identity-views.js';
 
 describe('tiers', () => {
   it('lists free, pro and enterprise with growing volume and a default rate within 1..100000 a minute', () => {

@@ -8,7 +8,7 @@ import { ApiKeyService } from './api-keys.js';
 import { QuotaService } from './quotas.js';
 import { UsageService } from './usage.js';
 import { UsageRecorder } from './usage-recorder.js';
-import { costDashboardView, usageSummaryView } from './views.js';
+import { costDashboardView, usageSummaryView } from './identity-views.js';
 
 const code = (c: string, field?: string) => (e: unknown) => e instanceof TtsError && e.code === c && (field === undefined || e.loc[1] === field);
 const NOW = Date.UTC(2024, 4, 20, 12);

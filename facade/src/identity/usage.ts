@@ -10,7 +10,7 @@ import { utcPeriod, type QuotaService, type QuotaStatus } from './quotas.js';
 import { TierTable } from './tier-table.js';
 import { findPricedTier } from './tiers.js';
 import type { UsageRecorder } from './usage-recorder.js';
-import { round } from '../domain/round.js';
+import { round } from '../presenters/round.js';
 
 /** Query of GET /api/usage/summary (raw or coerced values). */
 export interface UsageSummaryQuery {

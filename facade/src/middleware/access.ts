@@ -19,9 +19,9 @@
  */
 import type { RequestHandler, Response } from 'express';
 import { TtsError } from '@tts/common';
-import type { AccessServices } from '../domain/access-services.js';
+import type { AccessServices } from '../identity/access-services.js';
 import { rateLimitHeaders, RateLimitedError, type Principal, type RateProfile } from '../identity/index.js';
-import type { DocumentedOperation } from '../domain/openapi-document.js';
+import type { DocumentedOperation } from '../operations/openapi-document.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
 
 /** Which credentials an operation accepts. */

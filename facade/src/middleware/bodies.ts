@@ -23,7 +23,7 @@
 import { parse as parseQueryString } from 'node:querystring';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { TtsError } from '@tts/common';
-import type { DocumentedOperation } from '../domain/openapi-document.js';
+import type { DocumentedOperation } from '../operations/openapi-document.js';
 import { watchBodyPace, type BodyRate } from './body-rate.js';
 import { parseMultipart, refuseBody, type UploadLimits } from './uploads.js';
 

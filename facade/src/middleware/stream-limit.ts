@@ -11,7 +11,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { TtsError } from '@tts/common';
-import type { StreamSlots } from '../domain/stream-slots.js';
+import type { StreamSlots } from '../operations/stream-slots.js';
 import type { Caller } from './access.js';
 
 /** Seconds a refused client is asked to wait: streams are long, slots come back when one closes. */

@@ -15,9 +15,9 @@ import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CO
 import type { RequestHandler, Response } from 'express';
 import { withLogFields } from '@tts/common';
 import { instruments, tracer } from '@tts/common/telemetry';
-import type { RouteMatcher } from '../slo/routes.js';
-import { CLIENT_CLOSED_STATUS, isServiceFailure, statusOfCode } from '../slo/classify.js';
-import type { SliInput } from '../slo/service.js';
+import type { RouteMatcher } from '../operations/slo/routes.js';
+import { CLIENT_CLOSED_STATUS, isServiceFailure, statusOfCode } from '../operations/slo/classify.js';
+import type { SliInput } from '../operations/slo/service.js';
 import { correlationIdOf, requestIdOf } from './request-id.js';
 
 /** Operations whose answers are not SLIs: long-lived streams, whose duration is the client's choice. */

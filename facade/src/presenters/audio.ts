@@ -5,10 +5,10 @@
  */
 import { once } from 'node:events';
 import type { Response } from 'express';
-import type { SynthesisMetrics, WordTiming } from '@tts/proto/synthesis';
+import type { CloneReport, SynthesisMetrics, WordTiming } from '@tts/proto/synthesis';
 import type { Job, JobAudioChunk } from '@tts/proto/scheduler';
 import { formatOf } from '@tts/common';
-import type { SynthesisStream } from '../domain/synthesis.js';
+import type { SynthesisStream } from '../speech/synthesis.js';
 import { QUOTA_STAGE_HEADER, type QuotaStatus } from '../identity/index.js';
 import { NO_STORE } from '../middleware/security-headers.js';
 
@@ -107,4 +107,14 @@ export async function sendJobAudio(res: Response, job: Job, chunks: AsyncIterabl
     if (chunk.data.length > 0) await write(res, bufferOf(chunk.data));
   }
   res.end();
+}
+
+/** The X-Clone-* headers of an answer. */
+export function setCloneHeaders(res: Response, report: CloneReport): void {
+  res.setHeader('X-Clone-Voice', report.voice);
+  res.setHeader('X-Clone-Similarity-Before', report.similarityBefore.toFixed(4));
+  res.setHeader('X-Clone-Similarity-After', report.similarityAfter.toFixed(4));
+  res.setHeader('X-Clone-Pitch-Semitones', report.pitchSemitones.toFixed(2));
+  res.setHeader('X-Clone-Speed', report.speed.toFixed(3));
+  res.setHeader('X-Clone-Adapted', String(report.adapted));
 }

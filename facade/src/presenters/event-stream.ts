@@ -1,6 +1,6 @@
 /** Opening a Server-Sent Events response, as the event sink the log stream writes to. */
 import type { Response } from 'express';
-import type { EventSink } from '../domain/log-stream.js';
+import type { EventSink } from '../operations/log-stream.js';
 
 /** Sends the event-stream headers on `res` and wraps it as an {@link EventSink}. */
 export function openEventStream(res: Response): EventSink {

@@ -15,8 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { TtsError } from '@tts/common';
 import type { LexiconEntryRecord, PresetFields, StudioPreset, StudioRepository, StudioShare } from '../data/index.js';
 import { randomString, sha256Hex } from '../identity/crypto.js';
-import type { ClusterView } from '../domain/cluster.js';
-import { lexiconEntryJson } from '../domain/lexicons.js';
+import type { ClusterView } from '../cluster/cluster.js';
+import { lexiconEntryJson } from '../speech/lexicons.js';
 import type { StudioPrincipal } from './accounts.js';
 
 /** How many presets and active shares each kind of account may hold. */

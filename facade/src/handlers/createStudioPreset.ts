@@ -1,9 +1,0 @@
-import { studioCallerOf } from '../middleware/access.js';
-import { presetJson } from '../studio/presets.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** POST /api/studio/presets: a new preset. */
-export const createStudioPreset: OperationHandler<'createStudioPreset'> = async ({ res, deps, body }) => {
-  const preset = await deps.studio.presets.create(studioCallerOf(res), body);
-  res.status(201).json(presetJson(preset));
-};

@@ -1,9 +1,0 @@
-import { ownLexiconOf } from '../domain/lexicons.js';
-import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** DELETE /api/lexicon/entries/{word}: removes one entry of the caller's lexicon. */
-export const deleteLexiconEntry: OperationHandler<'deleteLexiconEntry'> = async ({ params, res, deps }) => {
-  await deps.lexicons.delete(ownLexiconOf(callerOf(res)), params.word);
-  res.json({ ok: true, word: params.word, deleted: true });
-};

@@ -1,9 +1,0 @@
-import { ownerKeyIdOf } from '../domain/owner.js';
-import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** DELETE /api/reference/clips/{reference_id}: deletes one of the caller's stored clips now. */
-export const deleteReference: OperationHandler<'deleteReference'> = async ({ params, res, deps }) => {
-  await deps.references.delete(ownerKeyIdOf(callerOf(res)), params.reference_id);
-  res.json({ ok: true, reference_id: params.reference_id, deleted: true });
-};

@@ -1,9 +1,0 @@
-import { challengeView } from '../identity/index.js';
-import { enforcePublicRate } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/auth/challenge: a fresh proof-of-work challenge. */
-export const getAuthChallenge: OperationHandler<'getAuthChallenge'> = async ({ req, res, deps }) => {
-  await enforcePublicRate(res, deps.access, req.ip ?? '');
-  res.json(challengeView(deps.access.challenge.issue()));
-};

@@ -1,7 +1,0 @@
-import { authConfigView, RATE_PROFILES } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/auth/config: mode, accepted credentials, rate profiles, challenge parameters. */
-export const getAuthConfig: OperationHandler<'getAuthConfig'> = async ({ res, deps }) => {
-  res.json(authConfigView({ mode: deps.config.authMode, challenge: deps.access.challenge, profiles: RATE_PROFILES }));
-};

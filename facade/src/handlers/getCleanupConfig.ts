@@ -1,7 +1,0 @@
-import { cleanupConfigView } from '../domain/cleanup-views.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/system/cleanup/config: what is retained for how long, what is kept on purpose, the schedule. */
-export const getCleanupConfig: OperationHandler<'getCleanupConfig'> = async ({ res, deps }) => {
-  res.json(cleanupConfigView(deps.cleanup));
-};

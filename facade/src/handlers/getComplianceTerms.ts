@@ -1,9 +1,0 @@
-import { currentTerms, termsJson } from '../domain/terms.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/compliance/terms: the current terms (public), with the versions there are. */
-export const getComplianceTerms: OperationHandler<'getComplianceTerms'> = async ({ res }) => {
-  res.setHeader('Cache-Control', 'public, max-age=300');
-  res.json(termsJson(currentTerms()));
-  return Promise.resolve();
-};

@@ -1,7 +1,0 @@
-import { consentAuditView } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/compliance/consent-audit (administrator): every synthesis request with its consent and outcome. */
-export const getConsentAudit: OperationHandler<'getConsentAudit'> = async ({ query, res, deps }) => {
-  res.json(consentAuditView(await deps.access.audits.consent(query)));
-};

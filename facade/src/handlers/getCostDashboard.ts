@@ -1,7 +1,0 @@
-import { costDashboardView } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/usage/cost-dashboard (administrator): characters, audio minutes, cost and quota stage per key and tier. */
-export const getCostDashboard: OperationHandler<'getCostDashboard'> = async ({ query, res, deps }) => {
-  res.json(costDashboardView(await deps.access.usage.costDashboard(query)));
-};

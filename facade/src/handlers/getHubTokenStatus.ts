@@ -1,8 +1,0 @@
-import { hubStatusJson } from '../domain/hub-token.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/hub/token/status (administrators): whether a token is set (masked), optionally validated now. */
-export const getHubTokenStatus: OperationHandler<'getHubTokenStatus'> = async ({ query, res, deps }) => {
-  const status = await deps.hubToken.status(query.validate ?? false, (query.timeout_sec ?? 6) * 1000);
-  res.json(hubStatusJson(status, deps.config.hubUrl));
-};

@@ -1,7 +1,0 @@
-import { jobAccessAuditView } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/usage/job-access-audit (administrator): every read of a job's status or audio. */
-export const getJobAccessAudit: OperationHandler<'getJobAccessAudit'> = async ({ query, res, deps }) => {
-  res.json(jobAccessAuditView(await deps.access.audits.jobAccess(query)));
-};

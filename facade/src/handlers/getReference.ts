@@ -1,9 +1,0 @@
-import { ownerKeyIdOf } from '../domain/owner.js';
-import { referenceJson } from '../domain/references.js';
-import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/reference/clips/{reference_id}: one of the caller's stored clips. */
-export const getReference: OperationHandler<'getReference'> = async ({ params, res, deps }) => {
-  res.json(referenceJson(await deps.references.get(ownerKeyIdOf(callerOf(res)), params.reference_id)));
-};

@@ -1,9 +1,0 @@
-import { alertsView } from '../slo/views.js';
-import type { OperationHandler } from '../handler-context.js';
-import { sloQuery } from '../slo/query.js';
-
-/** GET /api/slo/alerts: multi-window burn-rate alerts firing now, and those resolved within the window. */
-export const getSloAlerts: OperationHandler<'getSloAlerts'> = async ({ query, res, deps }) => {
-  const q = sloQuery(query);
-  res.json(alertsView(await deps.slo.alerts(q.windowMinutes, q.endpoint)));
-};

@@ -1,9 +1,0 @@
-import { systemInfo } from '../domain/system-info.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/system/info: version, uptime, nodes, engines, storage use and telemetry (administrators). */
-export const getSystemInfo: OperationHandler<'getSystemInfo'> = async ({ res, deps }) => {
-  res.json(
-    await systemInfo({ cluster: deps.cluster, database: deps.access.database, kvKind: deps.access.kv.backend.kind, dataDir: deps.config.dataDir, slo: deps.slo }),
-  );
-};

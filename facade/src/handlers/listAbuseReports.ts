@@ -1,8 +1,0 @@
-import { abuseReportJson } from '../domain/abuse-reports.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/compliance/abuse/reports (administrators): reports, newest first, optionally by status. */
-export const listAbuseReports: OperationHandler<'listAbuseReports'> = async ({ query, res, deps }) => {
-  const reports = await deps.abuseReports.list(query.status, query.limit ?? 200);
-  res.json({ object: 'list', data: reports.map((r) => abuseReportJson(r, true)) });
-};

@@ -1,8 +1,0 @@
-import { apiKeyView } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/auth/keys (administrator): every key, never a secret. */
-export const listApiKeys: OperationHandler<'listApiKeys'> = async ({ res, deps }) => {
-  const keys = await deps.access.apiKeys.list();
-  res.json({ keys: keys.map(apiKeyView) });
-};

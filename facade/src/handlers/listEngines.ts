@@ -1,8 +1,0 @@
-import { enginesJson } from '../domain/views.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/plugins/engines: engines of the cluster with readiness per node. */
-export const listEngines: OperationHandler<'listEngines'> = async ({ res, deps }) => {
-  const snap = await deps.cluster.snapshot();
-  res.json({ engines: enginesJson(snap.nodes, snap.ready) });
-};

@@ -1,9 +1,0 @@
-import { studioCallerOf } from '../middleware/access.js';
-import { presetJson } from '../studio/presets.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/studio/presets: the caller's presets. */
-export const listStudioPresets: OperationHandler<'listStudioPresets'> = async ({ res, deps, query }) => {
-  const presets = await deps.studio.presets.list(studioCallerOf(res), query.limit ?? 200);
-  res.json({ object: 'list', data: presets.map(presetJson) });
-};

@@ -1,8 +1,0 @@
-import { vipRequestJson } from '../studio/vip.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** GET /api/studio/admin/vip-requests: VIP requests with the provider's findings (administrators). */
-export const listStudioVipRequests: OperationHandler<'listStudioVipRequests'> = async ({ res, deps, query }) => {
-  const requests = await deps.studio.vip.list(query.status, query.limit ?? 200);
-  res.json({ object: 'list', data: requests.map((r) => vipRequestJson(r, true)) });
-};

@@ -1,9 +1,0 @@
-import { lexiconJson, ownLexiconOf } from '../domain/lexicons.js';
-import { callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** PUT /api/lexicon: replaces the caller's whole lexicon, checked as a whole first. */
-export const replaceLexicon: OperationHandler<'replaceLexicon'> = async ({ body, res, deps }) => {
-  const owner = ownLexiconOf(callerOf(res));
-  res.json(lexiconJson(owner, await deps.lexicons.replace(owner, body.entries)));
-};

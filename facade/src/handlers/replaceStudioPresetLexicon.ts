@@ -1,9 +1,0 @@
-import { lexiconJson } from '../domain/lexicons.js';
-import { studioCallerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** PUT /api/studio/presets/{preset_id}/lexicon: replaces the preset's whole lexicon. */
-export const replaceStudioPresetLexicon: OperationHandler<'replaceStudioPresetLexicon'> = async ({ params, body, res, deps }) => {
-  const owner = await deps.lexicons.presetLexiconOf(studioCallerOf(res), params.preset_id);
-  res.json(lexiconJson(owner, await deps.lexicons.replace(owner, body.entries)));
-};

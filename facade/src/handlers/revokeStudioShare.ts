@@ -1,9 +1,0 @@
-import { studioCallerOf } from '../middleware/access.js';
-import { shareJson } from '../studio/presets.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** DELETE /api/studio/shares/{share_id}: revokes the share. */
-export const revokeStudioShare: OperationHandler<'revokeStudioShare'> = async ({ res, deps, params }) => {
-  const share = await deps.studio.presets.revoke(studioCallerOf(res), params.share_id);
-  res.json(shareJson(share));
-};

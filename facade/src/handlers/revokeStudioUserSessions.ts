@@ -1,8 +1,0 @@
-import { actorOf, callerOf } from '../middleware/access.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** POST /api/studio/admin/users/{user_id}/revoke-sessions: ends every session of the user. */
-export const revokeStudioUserSessions: OperationHandler<'revokeStudioUserSessions'> = async ({ res, deps, params, requestId }) => {
-  const n = await deps.access.studio.revokeSessions(params.user_id, actorOf(callerOf(res)), requestId);
-  res.json({ ok: true, sessions_ended: n });
-};

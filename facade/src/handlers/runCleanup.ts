@@ -1,7 +1,0 @@
-import { cleanupReportView } from '../domain/cleanup-views.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** POST /api/system/cleanup/run: applies the retention now and reports what was removed. */
-export const runCleanup: OperationHandler<'runCleanup'> = async ({ res, deps }) => {
-  res.json(cleanupReportView(await deps.cleanup.run('manual')));
-};

@@ -1,8 +1,0 @@
-import { apiKeyView, parseApiKeyUpdateRequest } from '../identity/index.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** PATCH /api/auth/keys/{key_id} (administrator): name, tier, disabled, quota and rate overrides. */
-export const updateApiKey: OperationHandler<'updateApiKey'> = async ({ params, body, res, deps }) => {
-  const record = await deps.access.apiKeys.update(params.key_id, parseApiKeyUpdateRequest(body));
-  res.json(apiKeyView(record));
-};

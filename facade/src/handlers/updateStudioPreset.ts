@@ -1,9 +1,0 @@
-import { studioCallerOf } from '../middleware/access.js';
-import { presetJson } from '../studio/presets.js';
-import type { OperationHandler } from '../handler-context.js';
-
-/** PATCH /api/studio/presets/{preset_id}: changes the fields sent. */
-export const updateStudioPreset: OperationHandler<'updateStudioPreset'> = async ({ res, deps, body, params }) => {
-  const preset = await deps.studio.presets.update(studioCallerOf(res), params.preset_id, body);
-  res.json(presetJson(preset));
-};

@@ -1,0 +1,25 @@
+/** Speech: synthesis (REST, OpenAI), voices, models, engines, pronunciation lexicons. */
+import { createSpeech } from './createSpeech.js';
+import { deleteLexiconEntry } from './deleteLexiconEntry.js';
+import { getLexicon } from './getLexicon.js';
+import { listEngines } from './listEngines.js';
+import { listModels } from './listModels.js';
+import { listVoices } from './listVoices.js';
+import { putLexiconEntry } from './putLexiconEntry.js';
+import { replaceLexicon } from './replaceLexicon.js';
+import { retrieveModel } from './retrieveModel.js';
+import { ttsSynthesize } from './ttsSynthesize.js';
+
+/** The handlers of this room, keyed by operationId. */
+export const SPEECH_HANDLERS = {
+  createSpeech,
+  listEngines,
+  listModels,
+  retrieveModel,
+  listVoices,
+  ttsSynthesize,
+  getLexicon,
+  replaceLexicon,
+  putLexiconEntry,
+  deleteLexiconEntry,
+} as const;
