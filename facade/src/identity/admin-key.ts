@@ -5,8 +5,8 @@
  */
 import { chmod, link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError, TtsError } from '@tts/common';
-import { randomString, sameSecret } from './crypto.js';
+import { ConfigError, sameSecret, TtsError } from '@tts/common';
+import { randomString } from './crypto.js';
 
 /** Header carrying the administrator key (lower-case, as Node exposes request headers). */
 export const ADMIN_KEY_HEADER = 'x-admin-key';

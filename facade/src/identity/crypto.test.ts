@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hmac, randomString, sameDigest, sameSecret, sha256, sha256Hex } from './crypto.js';
+import { sameSecret } from '@tts/common';
+import { hmac, randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
 
 describe('identity crypto', () => {
   it('draws random strings of the requested length from the alphabet', () => {

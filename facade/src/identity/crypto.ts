@@ -1,7 +1,7 @@
 /**
  * The few cryptographic primitives identity uses: random tokens, SHA-256, HMAC with domain
  * separation, and constant-time comparisons. Every secret comparison in identity goes through
- * `sameDigest` or `sameSecret`.
+ * `sameDigest` or `sameSecret` (of `@tts/common`, shared with the gRPC services).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -45,9 +45,4 @@ export function hmac(key: Buffer, purpose: string, ...parts: string[]): Buffer {
 /** Constant-time equality of two digests (false when their lengths differ). */
 export function sameDigest(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Constant-time equality of two secrets of any length: compares their SHA-256 digests. */
-export function sameSecret(presented: string, expected: string): boolean {
-  return timingSafeEqual(sha256(presented), sha256(expected));
 }
