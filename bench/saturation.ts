@@ -8,7 +8,8 @@
  * runs BENCH_SATURATION_ROUNDS rounds (default 3); a round runs every target for BENCH_SATURATION_SEC
  * seconds (default 6), in an order that rotates from round to round. A target's figures at a level are
  * the round with its median req/s; its share of wav is the median over the rounds of its req/s over
- * wav's in the same round (a shared 2-vCPU machine moves a single 10 s figure by +-20 %). Requests
+ * wav's in the same round (on a shared 2-vCPU machine one window per target was too noisy: the
+ * saturation sittings in bench/HISTORY.md). Requests
  * rotate over 64 API keys (each limited to the documented 360/min), so no key is rate limited below
  * 384 req/s in all. Reports req/s of successful answers, p50/p95/p99 latency, non-2xx answers and
  * socket errors per format and level, the ratio of each format to wav at the same level, and the PSS

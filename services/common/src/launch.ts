@@ -1,7 +1,8 @@
 /**
  * What a supervising process needs of @tts/common (configuration readers, logging, socket paths, how
  * to start a child) without gRPC, telemetry or storage: the launcher imports this entry instead of
- * the index, which keeps it ~25 MB (PSS) smaller.
+ * the index, so the supervisor, which lives as long as the platform, loads none of them
+ * (bench/README.md, `memory`).
  */
 export { ConfigError, envBool, envEnum, envInt, envLogLevel, envOptional, envString } from './config/env.js';
 export { createLogger, setLogLevel, type Logger, type LogLevel } from './logging/logger.js';

@@ -64,7 +64,8 @@ export interface NodeConfig {
   readonly festivalProcesses: number;
   /**
    * How the node talks to festival: "pipe" (stdin/stderr) or "server" (festival's TCP server, the
-   * former transport, up to ~40 ms slower per call; kept for comparison). @default "pipe" (TTS_FESTIVAL_TRANSPORT)
+   * former transport, slower per call by TCP's delayed acknowledgement; kept for comparison:
+   * bench/README.md, `festival-first-audio`). @default "pipe" (TTS_FESTIVAL_TRANSPORT)
    */
   readonly festivalTransport: FestivalTransport;
   /** Requests allowed to wait for an engine slot. @default 256 (TTS_NODE_MAX_QUEUE) */
@@ -82,14 +83,14 @@ export interface NodeConfig {
    */
   readonly encoders: EncoderImplementation;
   /**
-   * libopus complexity (0-10) of the in-process opus encoder: 5 costs a fifth of 10's CPU on speech
-   * at the default bit rates, with the same spectral distance and word error rate (bench/README.md,
-   * "Opus complexity"). @default 5 (TTS_OPUS_COMPLEXITY)
+   * libopus complexity (0-10) of opus, in process and through ffmpeg: 5 costs far less CPU than 10
+   * on speech at the default bit rates, with the same spectral distance and word error rate
+   * (bench/README.md, `opus-complexity`). @default 5 (TTS_OPUS_COMPLEXITY)
    */
   readonly opusComplexity: number;
   /**
    * LAME quality (0 best and slowest - 9 fastest) of mp3, in process and through ffmpeg
-   * (bench/README.md, "mp3 quality"). @default MP3_QUALITY (TTS_MP3_QUALITY)
+   * (bench/README.md, `mp3-quality`). @default MP3_QUALITY (TTS_MP3_QUALITY)
    */
   readonly mp3Quality: number;
   /** Synthesize a short phrase per engine before reporting READY. @default true (TTS_WARMUP) */
@@ -115,16 +116,16 @@ export interface NodeConfig {
   readonly piperProviders: readonly string[];
   /**
    * onnxruntime threads per operator of each piper session (0 = one per core). On CPU, one thread
-   * per session with several batches at once (`piperConcurrentBatches`) served 1.3 to 2.5 times
-   * the requests of one batch on every core at concurrency 16 in most runs, for more latency of a
-   * lone request on an idle machine (bench/README.md). @default 1 (TTS_PIPER_INTRA_OP_THREADS)
+   * per session with several batches at once (`piperConcurrentBatches`) served more requests than
+   * one batch on every core at high concurrency in most runs, for more latency of a lone request on
+   * an idle machine (bench/README.md, `batching`). @default 1 (TTS_PIPER_INTRA_OP_THREADS)
    */
   readonly piperIntraOpThreads: number;
   /** onnxruntime graph optimization level of piper sessions. @default "all" (TTS_PIPER_GRAPH_OPT) */
   readonly piperGraphOptimization: GraphOptimizationLevel;
   /**
    * Largest batch of sentences per piper session call. On CPU a batch costs its items' sum (and
-   * padding), so batching adds latency without adding throughput (bench/README.md); GPUs gain
+   * padding), so batching adds latency without adding throughput (bench/README.md, `batching`); GPUs gain
    * from it. @default 1 when the providers are `cpu` only, else 8 (TTS_PIPER_MAX_BATCH)
    */
   readonly piperMaxBatchSize: number;
@@ -149,8 +150,8 @@ export interface NodeConfig {
   /**
    * Trim leading and trailing non-speech of rendered audio with the VAD (when a model is
    * configured) instead of by energy alone. Off by default: the energy trim is exact on clean
-   * synthetic audio and costs nothing, the VAD adds about 1% of real time on the node's main
-   * thread. @default false (TTS_VAD_TRIM)
+   * synthetic audio and costs nothing, the VAD costs CPU time on the node's main thread for every
+   * request. @default false (TTS_VAD_TRIM)
    */
   readonly vadTrim: boolean;
   /** Largest uploaded file the analysis RPCs accept, bytes. @default 26214400 (25 MiB) (TTS_MAX_UPLOAD_BYTES) */

@@ -7,7 +7,7 @@
  * that ship them; otherwise, or when that fails, the exact command that installs them is logged.
  */
 import path from 'node:path';
-import { envOptional, envString, type Logger } from '@tts/common/launch';
+import { envBool, envOptional, envString, type Logger } from '@tts/common/launch';
 
 /** What ensureAnalysisModels did. */
 export interface AnalysisModelsOutcome {
@@ -26,7 +26,7 @@ export async function ensureAnalysisModels(env: NodeJS.ProcessEnv, autoInstall: 
   const modelDirs = parseModelDirs(envOptional(env, 'TTS_MODEL_DIR'), path.resolve(envString(env, 'DATA_DIR', './data'), 'models'));
   const cacheDir = envOptional(env, 'TTS_MODEL_CACHE_DIR');
   const command = `TTS_MODEL_DIR=${modelDirs[0]!}${cacheDir === undefined ? '' : ` TTS_MODEL_CACHE_DIR=${path.resolve(cacheDir)}`} npm run models -- install --all`;
-  const network = autoInstall && envOptional(env, 'TTS_MODELS_OFFLINE') === undefined;
+  const network = autoInstall && !envBool(env, 'TTS_MODELS_OFFLINE', false);
   const installer = new AnalysisModelInstaller({
     modelDirs,
     cacheDir: cacheDir === undefined ? undefined : path.resolve(cacheDir),

@@ -1,9 +1,10 @@
 /**
  * The control process of the one-machine platform in embedded mode (no DATABASE_URL): the
  * scheduler and the facade in one Node.js process, on ONE embedded database (DATA_DIR/pglite)
- * instead of a PGlite each (~250 MB of WebAssembly memory per instance) and one Node.js runtime
- * fewer. Each keeps its own logger, configuration and in-process key-value store; the scheduler
- * serves gRPC as before, the facade HTTP. Telemetry reports the process as `tts-control`.
+ * instead of a PGlite each (each instance holds its own WebAssembly memory, the largest part of
+ * the platform's footprint: bench/README.md, `memory`) and one Node.js runtime fewer. Each keeps
+ * its own logger, configuration and in-process key-value store; the scheduler serves gRPC as
+ * before, the facade HTTP. Telemetry reports the process as `tts-control`.
  *
  * An install of the old layout (the scheduler's jobs in DATA_DIR/scheduler/pglite) has its jobs
  * moved into the one database at the first start (`merge-stores.ts`, in a child process).

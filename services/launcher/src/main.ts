@@ -105,7 +105,7 @@ async function facadeReady(): Promise<void> {
   }
   logger.warn('the facade does not report ready yet', { health: url });
 }
-/** One GET of the health URL through node:http (fetch would load undici: ~10 MB for this one use). */
+/** One GET of the health URL through node:http (fetch would load undici, memory the launcher would keep for this one use). */
 function healthSaysReady(url: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.get(url, { timeout: 2000 }, (res) => {

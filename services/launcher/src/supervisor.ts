@@ -24,8 +24,8 @@ export interface ChildSpec {
 /**
  * V8 options of every child, ahead of the child's own NODE_OPTIONS (so a later setting there wins).
  * V8's young generation at most 2 MB per semi-space instead of 16 MB, in each process and in each
- * worker thread of a node: on one machine this saves ~220 MB (PSS) of the platform at unchanged
- * throughput (bench/README.md, "Memory of the one-machine platform").
+ * worker thread of a node: on one machine that is a large share of the platform's memory, saved at
+ * unchanged throughput (bench/README.md, `memory`).
  */
 const CHILD_NODE_OPTIONS = '--max-semi-space-size=2';
 

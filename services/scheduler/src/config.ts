@@ -58,7 +58,7 @@ export interface SchedulerConfig {
   readonly ephemeral: boolean;
   /** Redis of the job queue (Streams); none = in-process queue. (REDIS_URL) */
   readonly redisUrl: string | undefined;
-  /** Prefix of every Redis key. @default "tts:" (TTS_KV_PREFIX) */
+  /** Prefix of every Redis key (keys are "<prefix>:..."), the same as the facade's. @default "tts" (TTS_KV_PREFIX) */
   readonly kvPrefix: string;
   /** This scheduler's consumer name in the queue's group; keep it stable across restarts. @default "scheduler-<hostname>" (SCHEDULER_ID) */
   readonly schedulerId: string;
@@ -137,7 +137,7 @@ export function loadSchedulerConfig(env: NodeJS.ProcessEnv = process.env): Sched
     dataDir: envString(env, 'DATA_DIR', './data'),
     ephemeral: envBool(env, 'TTS_EPHEMERAL', false),
     redisUrl: envOptional(env, 'REDIS_URL'),
-    kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts:'),
+    kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),
     schedulerId: envString(env, 'SCHEDULER_ID', `scheduler-${hostname()}`),
     jobMaxAttempts: envInt(env, 'SCHEDULER_JOB_MAX_ATTEMPTS', 3, { min: 1, max: 20 }),
     jobTimeoutMs: envInt(env, 'SCHEDULER_JOB_TIMEOUT_MS', 600_000, { min: 1000, max: 86_400_000 }),

@@ -19,8 +19,9 @@ const INITDB_SCRIPT = 'const { PGlite } = await import(process.argv[1]); const p
 
 /**
  * Creates a new database cluster in `dir` in a short-lived Node.js process. initdb in this process
- * would leave ~450 MB of WebAssembly memory behind (its own instance, freed only by a major GC, if
- * ever); a process that exits returns all of it. Rejects with the child's last stderr on failure.
+ * would leave its own WebAssembly instance's memory behind (freed only by a major GC, if ever), most
+ * of the process's footprint on a first start; a process that exits returns all of it (bench/README.md,
+ * `memory`). Rejects with the child's last stderr on failure.
  */
 async function initdbApart(dir: string): Promise<void> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INITDB_SCRIPT, import.meta.resolve('@electric-sql/pglite'), dir], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -38,11 +39,10 @@ async function initdbApart(dir: string): Promise<void> {
 /**
  * Server settings of the embedded engine, after PGlite's own (single-user mode, fsync off,
  * io_method=sync, ...). Its shared memory is written in full when the engine starts, so each MB of
- * shared buffers costs a MB of the process's memory: 16 MB instead of PostgreSQL's 128 MB saves
- * ~120 MB (PSS) per engine; the platform's tables are read through the file system cache beyond
- * that. WAL buffers stay at the 4 MB the default derives (16 MB of shared buffers alone would give
- * 512 kB). bench/README.md, "Memory of the one-machine platform", has the measurements and the
- * 10,000-request runs.
+ * shared buffers costs a MB of the process's memory: 16 MB instead of PostgreSQL's 128 MB keeps that
+ * difference out of every engine; the platform's tables are read through the file system cache
+ * beyond that. WAL buffers stay at the 4 MB the default derives (16 MB of shared buffers alone would
+ * give 512 kB). bench/README.md, `memory`, has the figures and the 10,000-request runs.
  */
 const START_PARAMS: readonly string[] = Object.freeze([...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB', '-c', 'wal_buffers=4MB']);
 

@@ -2,7 +2,8 @@
  * gRPC server reflection (grpc.reflection.v1 and v1alpha), so `grpcurl` and other generic clients
  * list and describe the services a server binds without a copy of the .proto files: the
  * descriptors come from proto/tts/v1/*.proto (shipped in the images) and grpc-health-check's
- * health.proto, loaded once per process at the first reflection call (~0.1 s).
+ * health.proto, loaded once per process at the first reflection call, so a process that is never
+ * asked pays neither the time nor the memory (bench/README.md, `memory`).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';

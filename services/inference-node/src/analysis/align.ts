@@ -26,11 +26,11 @@ export const ALIGNMENT_RATE = 16_000;
 export const ALIGNMENT_FRAME_SEC = 0.03;
 
 /**
- * How late the recognizer reports word boundaries, s: one output frame. Measured by
- * bench/word-timing.ts against three engines' own timings (flite, espeak-ng, festival, 50 Harvard
- * sentences each), Vosk's boundaries came out 24 to 37 ms later on average (signed mean per engine;
- * 33 to 45 ms where two words meet), the same for all three: a property of the recognizer's model,
- * subtracted from every boundary it reports.
+ * How late the recognizer reports word boundaries, s: one output frame. Against three engines' own
+ * timings (flite, espeak-ng, festival) Vosk's boundaries came out late by about this much on every
+ * engine alike, so it is a property of the recognizer's model, not of an engine, and is subtracted
+ * from every boundary it reports; one frame is the model's constant, not a value fitted to the
+ * measurement (bench/README.md, `word-timing`).
  */
 export const ALIGNMENT_DELAY_SEC = ALIGNMENT_FRAME_SEC;
 
@@ -82,7 +82,7 @@ export function alignmentTokens(text: string): string[] {
 /**
  * Where each token of `text` (alignmentTokens) starts and ends in `audio` (any rate; resampled to
  * ALIGNMENT_RATE), in seconds, in order, within the audio's duration. Costs one recognizer pass
- * over the audio (bench/README.md gives the time per second of audio).
+ * over the audio (bench/README.md, `word-timing`, gives the time per second of audio).
  */
 export async function alignWords(audio: PcmAudio, text: string, recognizer: GrammarRecognizer, options: AlignOptions = {}): Promise<AlignedWord[]> {
   const delay = options.delaySec ?? ALIGNMENT_DELAY_SEC;

@@ -1,8 +1,8 @@
 /**
  * A clip's measurements (levels, pitch, the speaker-change check) off the node's main thread: a
- * minute of audio costs about a second of CPU (YIN pitch and the cepstra of the speaker check),
- * which on the main thread stalled every synthesis stream and the node's heartbeat, under load
- * long enough (5.8 s with the machine's cores busy) for the scheduler to take the node for gone.
+ * long clip's YIN pitch and the cepstra of the speaker check take CPU time that, on the main
+ * thread, stalled every synthesis stream and the node's heartbeat, under load long enough for the
+ * scheduler to take the node for gone.
  */
 import type { SpeechSegment } from '../vad/index.js';
 import { siblingModule, WorkerPool } from '../engines/workers/worker-pool.js';

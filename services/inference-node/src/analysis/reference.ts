@@ -56,7 +56,7 @@ export const WARNING_THRESHOLDS = Object.freeze({
   speakerChangeCosine: 0.45,
 } as const);
 
-/** Speaker windows decoded per clip at most (each costs the recognizer about 0.17 s of CPU). */
+/** Speaker windows decoded per clip at most (each is a recognizer pass: bench/README.md, `reference`). */
 const MAX_SPEAKER_WINDOWS = 3;
 
 /** Options of analyzeReference. */

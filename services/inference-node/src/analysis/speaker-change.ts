@@ -8,8 +8,8 @@
  * share their envelope's distribution; two voices' windows do not.
  *
  * Why not x-vectors: Vosk computes one only inside a recognizer, so the acoustic model runs over
- * the clip (about 1 s of CPU for a 10 s clip); this costs about 20 ms and separated the voices of
- * bench/reference.ts better (bench/README.md). The threshold was set on those voices; every
+ * the clip; this check costs a small fraction of that and separated the voices of
+ * bench/reference.ts better (bench/README.md, `reference`). The threshold was set on those voices; every
  * window holds the same number of frames, so scores are comparable across clips.
  */
 import { fft } from '../audio/fft.js';

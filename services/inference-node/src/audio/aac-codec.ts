@@ -58,11 +58,10 @@ const AV_LOG_QUIET = -8;
 const AV_OPT_SEARCH_CHILDREN = 1;
 /**
  * The encoder's quantizer search ("aac_coder"), the same as `ffmpeg-encoder.ts` passes. FFmpeg 5.1's
- * default, "twoloop", costs 6-12 ms of CPU per second of speech (16-48 kHz, flite/espeak), which at
- * about 1 s of audio per short request kept aac at 54-68 % of wav's requests per second; "fast" costs
- * 2.4-8 ms, and at the bit rates used here (32 kbit/s at 8 kHz, 96-128 for one channel above) its
- * output is no further from the input: waveform SNR 35-56 dB vs 30-52 dB, log-spectral distance
- * 2.2-6.6 dB vs 2.7-5.2 dB on the same clips (bench/README.md).
+ * default, "twoloop", costs several times the CPU of "fast" on speech, enough to keep aac far below
+ * wav's requests per second for short requests; at the bit rates used here (32 kbit/s at 8 kHz,
+ * 96-128 for one channel above) "fast" puts its output no further from the input (waveform SNR and
+ * log-spectral distance on the same clips). Figures: bench/README.md, `encoders`.
  */
 const AAC_CODER = 'fast';
 /** Frame length of AAC-LC (samples); the encoder must report it. */
@@ -101,17 +100,18 @@ const LIBC = 'libc.so.6';
  * psychoacoustic state). glibc serves the first ones by mmap, but freeing them raises its dynamic mmap
  * threshold above their size, and from then on they come from the heap, where allocations that live
  * until the next garbage collection (Buffers; koffi's pointer objects, which this binding avoids)
- * land between them and keep the freed space from being reused: RSS grew by 86 MB over 1,000
- * encoders in encode.test.ts, while malloc's bytes in use stayed flat. A fixed threshold keeps such
+ * land between them and keep the freed space from being reused: RSS grew with every encoder of
+ * encode.test.ts's 1,000, while malloc's bytes in use stayed flat. A fixed threshold keeps such
  * blocks in their own mappings (what glibc does before it adjusts the threshold), and RSS stays flat.
  * The setting is the process's: every allocation of 256 kB or more in the node is mapped on its own
  * from then on. Another C library (no mallopt): left as it is.
  *
- * The price: a session maps fresh pages and faults each in while zeroing them, 2-4.6 ms to open and
- * close a session on this project's 2-vCPU machines (a page fault there costs ~10 us), of 7.3-8.5 ms
- * for a 1.24 s sentence. Taken from the heap (a threshold of 4 MB) the sentence costs 4.3-4.7 ms, but
- * RSS settled 60-120 MB higher after 500 encoders even with those pointer objects gone; returning
- * the holes with malloc_trim would bring the page faults back. bench/README.md, "What aac costs".
+ * The price: a session maps fresh pages and faults each in while zeroing them, a large part of a
+ * short sentence's encoding time on virtual machines, where page faults are dear. Taken from the
+ * heap (a larger threshold) a session is cheaper, but RSS settled far higher after a few hundred
+ * encoders even with those pointer objects gone, beyond the node's memory budget; returning the holes
+ * with malloc_trim would bring the page faults back. Figures: bench/README.md, `saturation` (its
+ * sitting "What aac costs").
  */
 function keepLargeBlocksMapped(libc: IKoffiLib): void {
   try {
@@ -165,8 +165,8 @@ export function openAacCodec(avcodecLibrary: string = AVCODEC_LIBRARY, avutilLib
   // The context, frame and packet are held as addresses (uintptr_t), and samples, packets and the
   // struct fields at OFFSET are copied by memcpy: koffi's pointer objects (each `void *` a call
   // returns, memcpy's own result included) and views of native memory (koffi.decode(..., 'void *'),
-  // koffi.view) keep about 150-250 bytes of native memory each (koffi 2.16) until they are collected,
-  // a few per 1024 samples, scattered between the session's blocks. uintptr_t and a pointer are
+  // koffi.view) keep some native memory each until they are collected, a few per 1024 samples,
+  // scattered between the session's blocks. uintptr_t and a pointer are
   // passed alike.
   const libc = koffi.load(LIBC);
   const copyToNative = libc.func('uintptr_t memcpy(uintptr_t dest, const float *src, size_t n)');

@@ -15,11 +15,10 @@ export const LAME_LIBRARY = 'libmp3lame.so.0';
 
 /**
  * LAME's quality (0 best and slowest - 9 fastest; lame_set_quality); TTS_MP3_QUALITY overrides it.
- * LAME's own default, 3, cost 3.4-5.4 ms of CPU per second of speech at the node's bit rates (flite
- * 16 kHz, espeak-ng 24 kHz, 96 kbit/s); 5 costs 9-13 % less, and its log-spectral distance to the
- * input is no larger (+0.003 dB for flite, -0.05 dB for espeak-ng) nor its ASR word error rate higher.
- * 7 costs 40 % less at the same or lower spectral distance, but its word error rate on espeak-ng
- * was 4 words of 159 higher (bench/README.md, "mp3 quality").
+ * 5 costs less CPU than LAME's own default, 3, on speech at the node's bit rates, with no larger
+ * log-spectral distance to the input nor a higher ASR word error rate. 7 costs less still at the
+ * same spectral distance, but its word error rate on espeak-ng was higher by more than the one word
+ * the comparison allows (bench/README.md, `mp3-quality`).
  */
 export const MP3_QUALITY = 5;
 

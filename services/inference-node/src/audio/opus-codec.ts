@@ -27,11 +27,11 @@ const OPUS_SET_PACKET_LOSS_PERC = 4014;
 const OPUS_SET_VBR_CONSTRAINT = 4020;
 const OPUS_GET_LOOKAHEAD = 4027;
 /**
- * libopus complexity (TTS_OPUS_COMPLEXITY overrides it). ffmpeg's 10 costs 12 ms of CPU per second
- * of 16 kHz speech at the 32 kbit/s default (libopus codes it with SILK, whose search at complexity
- * 7 and above dominates), several times mp3's cost; 5 costs 2.3 ms, with a spectral distance to
- * the input within 0.12 dB of complexity 10's and the same ASR word error rate of the decoded
- * audio (bench/README.md, "Opus complexity"). VBR then spends up to a fifth more bits.
+ * libopus complexity (TTS_OPUS_COMPLEXITY overrides it). ffmpeg's 10 makes opus the dearest format
+ * on 16 kHz speech at the 32 kbit/s default (libopus codes it with SILK, whose search at complexity
+ * 7 and above dominates); 5 costs a fraction of that, with a spectral distance to the input close
+ * to complexity 10's and the same ASR word error rate of the decoded audio; 4 is clearly further
+ * from the input. VBR then spends somewhat more bits (bench/README.md, `opus-complexity`).
  */
 export const OPUS_COMPLEXITY = 5;
 /** Largest packet of one 20 ms frame is 1275 bytes (RFC 6716); room to spare. */

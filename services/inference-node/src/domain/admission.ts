@@ -15,8 +15,8 @@
  * pieces, and by another tenant's only by that tenant's fair share; the facade's admission
  * estimates a request's wait the same way (routing policy, `startSeconds`). Taking the pieces of
  * all requests in turn instead (FIFO by piece) shared the slots among every request in flight:
- * each new one slowed all of them, and at twice the capacity 33 of 55 admitted requests missed
- * their deadline (bench overload).
+ * each new one slowed all of them, and at twice the capacity most admitted requests missed their
+ * deadline (bench/README.md, `overload`).
  */
 import { TtsError } from '@tts/common';
 

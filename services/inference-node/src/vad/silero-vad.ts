@@ -5,7 +5,7 @@
  * padding), the speech ratio of a clip, and trimming of non-speech edges. Audio at other rates is
  * resampled to 16 kHz first.
  *
- * The session is small (RTF about 0.01); it runs on the calling thread, one 32 ms window per
+ * The session is small (far faster than real time); it runs on the calling thread, one 32 ms window per
  * `run`, and onnxruntime-node defers each run by a `setImmediate`, so the event loop is served
  * between windows. Calls may overlap: each keeps its own recurrent state.
  */

@@ -7,7 +7,7 @@
  * When the check fails, the least reliable bits (smallest correlation) are flipped, one at a time
  * and the two weakest together, and the check is tried again (a short Chase decoding): a whole
  * clip whose payload lost one weak bit to a codec still names its request, at the price of a few
- * more chances of a CRC collision (bench/README.md counts wrong payloads).
+ * more chances of a CRC collision (bench/README.md, `watermark`, counts wrong payloads).
  */
 import { fft } from '../audio/fft.js';
 import { BAND_HZ, CHECK_BITS, CODE_BITS, crc8, PATTERN_RATE, PAYLOAD_BITS, PERIOD, patternsOf } from './pattern.js';

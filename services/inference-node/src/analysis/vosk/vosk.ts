@@ -115,7 +115,7 @@ export class VoskModels {
    * speaker model; Vosk computes it inside a recognizer, so the audio is decoded either way).
    * `transcribe: false` leaves out word details. (A grammar-restricted search would not help: the
    * acoustic model, not the search, costs the time, and a small grammar aligns too few frames for
-   * a usable speaker vector; measured in bench/README.md.)
+   * a usable speaker vector.)
    */
   async recognize(pcm16k: Float32Array, options: { speaker?: boolean; transcribe?: boolean } = {}): Promise<VoskResult> {
     if (this.model === null) throw new Error('Vosk models are closed');

@@ -11,9 +11,10 @@ import { TtsError } from '@tts/common';
 
 /**
  * Festival's Lisp heap, in cells (`--heap`). Its default, 10,000,000 cells, is allocated and touched
- * at start: about 310 MB per process. A chunk of text is at most 400 characters (`prepareText`); a
- * single utterance of 2,000 characters, or of 400 random letters and digits spelled out, synthesizes
- * in 1,000,000 cells (a process of about 55 MB), with the same samples as under the default heap.
+ * at start, and is most of a festival process's memory. A chunk of text is at most 400 characters
+ * (`prepareText`); a single utterance of 2,000 characters, or of 400 random letters and digits
+ * spelled out, synthesizes in 1,000,000 cells, a process a fraction of the size, with the same
+ * samples as under the default heap (bench/README.md, `memory`).
  */
 export const FESTIVAL_HEAP_CELLS = 1_000_000;
 
