@@ -7,7 +7,7 @@
  * dictionaries and keyboard graphs) scores it below 3 of 4 (STUDIO_PASSWORD_GUESSABLE, its feedback
  * in the message): keyboard walks such as qwertyuiopas, repeated patterns such as ab12ab12ab12ab.
  *
- * Hashing is scrypt (N=2^15, r=8, p=1, 16-byte salt, 32-byte key; about 64 ms and 32 MiB here),
+ * Hashing is scrypt (N=2^15, r=8, p=1, 16-byte salt, 32-byte key; 32 MiB of memory per hash),
  * run on libuv's thread pool, never on the event loop. The stored form names its parameters
  * (`scrypt$15$8$1$<salt>$<key>`), so they can be raised later and old hashes still verify.
  * `verifyUnknown` runs the same work against a fixed dummy hash: a login for an unknown account
