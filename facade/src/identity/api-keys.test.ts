@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, SecretRepository } from '../data/index.js';
+import { ApiKeyRepository, FACADE_MIGRATIONS, SecretRepository } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
 import { TtsError, apiKeyIdOf } from '@tts/common';
 import { ApiKeyService, generateApiKey } from './api-keys.js';
@@ -38,7 +38,7 @@ describe('api key format', () => {
   });
 });
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`api key service (${backend.name})`, () => {
     after(() => backend.close());
 
