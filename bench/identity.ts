@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '@tts/common/data';
-import { ApiKeyRepository, ApiKeyService, RateLimitService } from '@tts/facade/testing';
+import { ApiKeyRepository, ApiKeyService, FACADE_MIGRATIONS, RateLimitService } from '@tts/facade/testing';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { openKv } from '@tts/common/kv';
 import { r, summary } from './support.js';
@@ -16,7 +16,7 @@ import { r, summary } from './support.js';
 const N = Number(process.env['BENCH_IDENTITY_N'] ?? 3000);
 const schema = freshSchemaName();
 const prefix = freshPrefix();
-const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 4, migrations: FACADE_MIGRATIONS });
 const kv = await openKv({ url: TEST_REDIS_URL, prefix });
 const out: Record<string, unknown> = { date: new Date().toISOString(), loadavg_start: loadavg().map((x) => r(x)), n: N };
 try {

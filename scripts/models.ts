@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { envBool, envOptional, envString, TtsError } from '@tts/common';
-import { openDatabase } from '@tts/common/data';
+import { DatabaseError, openDatabase } from '@tts/common/data';
 import { AnalysisModelInstaller, DEFAULT_NPM_REGISTRY, HubTokenCipher, HubTokenRepository, ModelManager, parseModelDirs, type AnalysisInstallProgress } from '@tts/common/models';
 
 const env = process.env;
@@ -34,7 +34,11 @@ async function hubToken(): Promise<string | undefined> {
   if (!key) throw new Error('TTS_HUB_TOKEN_KEY must be 32 bytes as 64 hex digits or base64');
   const db = await openDatabase({ url, schema: envString(env, 'TTS_DB_SCHEMA', 'public') });
   try {
-    const stored = await new HubTokenRepository(db).get();
+    const stored = await new HubTokenRepository(db).get().catch((err: unknown) => {
+      // No hub_token table: the facade, whose table it is, never ran on this schema, so no token was set.
+      if (err instanceof DatabaseError && err.sqlState === '42P01') return undefined;
+      throw err;
+    });
     return stored === undefined ? undefined : new HubTokenCipher(key).decrypt(stored.sealed);
   } finally {
     await db.close();

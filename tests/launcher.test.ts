@@ -14,7 +14,7 @@ import { alive, commandOf, descendants, freePort, spawnLauncher } from './suppor
 import { postJson, waitFor } from './support/platform.js';
 import { callUnary, closeAllClients, schedulerClient } from '@tts/common';
 import { openDatabase } from '@tts/common/data';
-import { ApiKeyRepository, ApiKeyService } from '@tts/facade/testing';
+import { ApiKeyRepository, ApiKeyService, FACADE_MIGRATIONS } from '@tts/facade/testing';
 import { start as startScheduler } from '@tts/scheduler';
 import { jobSpec, submitJob } from '@tts/scheduler/testing';
 
@@ -134,7 +134,7 @@ test('an install of the old layout keeps its jobs: the scheduler store under DAT
   for (const k of ['DATABASE_URL', 'SCHEDULER_DATABASE_URL', 'REDIS_URL']) delete env[k];
   // The old layout, written by the real components: the facade's database (an API key) under
   // DATA_DIR/pglite, and a job queued by a scheduler on its own database under DATA_DIR/scheduler.
-  const facadeDb = await openDatabase({ dataDir });
+  const facadeDb = await openDatabase({ dataDir, migrations: FACADE_MIGRATIONS });
   const created = await new ApiKeyService({ repository: new ApiKeyRepository(facadeDb) }).create({ name: 'old-install' });
   await facadeDb.close();
   const oldScheduler = await startScheduler({ host: '127.0.0.1', port: await freePort(), dataDir, ephemeral: false, discovery: 'self', staticNodes: [] });

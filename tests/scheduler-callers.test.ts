@@ -2,12 +2,13 @@
  * Who may call the scheduler (issue 15, item 4, caller authentication): an in-process scheduler
  * with an internal token and a node join token, on the real PostgreSQL and Redis, and a real node
  * process. Calls without a valid credential are refused; the platform credential states a job's
- * owner; an API key (checked against the platform's keys) submits only as its own owner and tier
- * and sees no one else's jobs through GetJob, ListJobs, ListJobEvents, WatchJob, CancelJob or
- * ReadJobAudio; nodes register only with the join token; beyond loopback both tokens are required.
+ * owner; an API key (made by the facade, checked through the credentials view it publishes)
+ * submits only as its own owner and tier and sees no one else's jobs through GetJob, ListJobs,
+ * ListJobEvents, WatchJob, CancelJob or ReadJobAudio; nodes register only with the join token;
+ * beyond loopback both tokens are required.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { JobOwnerKind, JobState, SchedulerClient, type Job } from '@tts/proto/sc
 import { credentials } from '@grpc/grpc-js';
 import { NodeStatusReport } from '@tts/proto/synthesis';
 import { callUnary, closeAllClients, ConfigError, credentialInterceptor, schedulerClient, setLogSink, TtsError, type CallerCredential } from '@tts/common';
+import { ApiKeyRepository, ApiKeyService, FACADE_MIGRATIONS } from '@tts/facade/testing';
 import { checkCallerCredentials, loadSchedulerConfig, start, type RunningScheduler } from '@tts/scheduler';
 import { jobSpec, openJobStorage, pollJobEvents, readJobAudio, startNodeProcess, waitUntil, watchJobEvents, type JobStorage, type ServiceProcess } from '@tts/scheduler/testing';
 
@@ -34,18 +36,12 @@ async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
   });
 }
 
-/** An API key in the platform's format, stored as the facade stores it. */
+/** An API key made by the facade's key service, in the schema the facade and the scheduler share. */
 async function insertKey(storage: JobStorage, tier: string, disabled = false): Promise<{ keyId: string; apiKey: string }> {
-  const keyId = randomBytes(16).toString('hex').replace(/[^a-z0-9]/g, '').slice(0, 16).padEnd(16, 'a');
-  const apiKey = `tts_${keyId}_${randomBytes(30).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 40).padEnd(40, 'Z')}`;
-  await storage.database.query(`INSERT INTO api_keys (key_id, prefix, secret_hash, name, tier, disabled) VALUES ($1::text, $2::text, $3::text, 'grpc caller', $4::text, $5::boolean)`, [
-    keyId,
-    `tts_${keyId}`,
-    createHash('sha256').update(apiKey).digest('hex'),
-    tier,
-    disabled,
-  ]);
-  return { keyId, apiKey };
+  const keys = new ApiKeyService({ repository: new ApiKeyRepository(storage.database) });
+  const created = await keys.create({ name: 'grpc caller', tier });
+  if (disabled) await keys.update(created.record.keyId, { disabled: true });
+  return { keyId: created.record.keyId, apiKey: created.apiKey };
 }
 
 describe('scheduler callers', () => {
@@ -58,6 +54,8 @@ describe('scheduler callers', () => {
 
   before(async () => {
     storage = await openJobStorage();
+    // The facade's tables in the same schema, as on a platform where both share one database.
+    await storage.database.migrate(FACADE_MIGRATIONS);
     dataDir = await mkdtemp(join(tmpdir(), 'tts-callers-'));
     scheduler = await start({
       host: '127.0.0.1',
@@ -143,6 +141,12 @@ describe('scheduler callers', () => {
     const disabled = await insertKey(storage, 'free', true);
     const asDisabled = clientWith({ kind: 'api_key', apiKey: disabled.apiKey });
     await rejectsWith(submit(asDisabled), 'AUTH_KEY_DISABLED');
+    // Without its secret a disabled key is only invalid, as is a known key id with a wrong secret.
+    const otherSecret = (apiKey: string): string => `${apiKey.slice(0, -1)}${apiKey.endsWith('A') ? 'B' : 'A'}`;
+    for (const apiKey of [otherSecret(disabled.apiKey), otherSecret(mine.apiKey)]) {
+      const guessing = clientWith({ kind: 'api_key', apiKey });
+      await rejectsWith(submit(guessing), 'GRPC_CALLER_UNAUTHENTICATED');
+    }
   });
 
   test('nodes register only with the join token', async () => {

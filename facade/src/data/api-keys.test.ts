@@ -4,6 +4,7 @@ import { after, describe, it } from 'node:test';
 import { DatabaseError } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
 import { ApiKeyRepository, type NewApiKey } from './api-keys.js';
+import { FACADE_MIGRATIONS } from './migrations/index.js';
 
 const secretKey = 'tts_abcdefgh12345678_S3cretS3cretS3cretS3cretS3cretS3cret01';
 const newKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
@@ -18,7 +19,7 @@ const newKey = (overrides: Partial<NewApiKey> = {}): NewApiKey => ({
   ...overrides,
 });
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`api key repository (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { DatabaseError, SQLSTATE_APPEND_ONLY, type Database } from '@tts/common/data';
+import { DatabaseError, type Database } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
 import { AuditRepository, type ConsentInput, type JobAccessFilter, type JobAccessInput } from './audits.js';
+import { FACADE_MIGRATIONS, SQLSTATE_APPEND_ONLY } from './migrations/index.js';
 
 const access = (o: Partial<JobAccessInput>): JobAccessInput => ({
   requestId: 'req',
@@ -41,7 +42,7 @@ async function seed(db: Database): Promise<AuditRepository> {
 
 const noFilter = { dayFrom: null, dayTo: null, endpoint: null, limit: 500 };
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`audit repository (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,7 +1,9 @@
 /**
- * The facade's storage: repositories of API keys, usage, audits, server secrets and SLI rows over the
- * shared `Database` (`@tts/common/data`), and the batch writer that writes records behind responses.
+ * The facade's storage: the migrations of its tables, repositories of API keys, usage, audits,
+ * server secrets and SLI rows over the shared `Database` (`@tts/common/data`), and the batch writer
+ * that writes records behind responses.
  */
+export { FACADE_MIGRATIONS, SQLSTATE_APPEND_ONLY } from './migrations/index.js';
 export {
   ApiKeyRepository,
   type ApiKeyCredential,

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { databaseBackends } from '@tts/common/testing';
 import { LexiconRepository } from './lexicons.js';
+import { FACADE_MIGRATIONS } from './migrations/index.js';
 import { StudioRepository } from './studio.js';
 
 const tomato = { word: 'tomato', ipa: 'təˈmɑːtoʊ', caseSensitive: false };
 const nginx = { word: 'Nginx', respelling: 'engine ex', caseSensitive: true };
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`lexicon repository (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { databaseBackends } from '@tts/common/testing';
+import { FACADE_MIGRATIONS } from './migrations/index.js';
 import { SloRepository, type SliRow } from './slo.js';
 
 const T0 = new Date('2024-05-01T12:00:00Z');
@@ -8,7 +9,7 @@ const at = (secondsBefore: number): Date => new Date(T0.getTime() - secondsBefor
 const row = (over: Partial<SliRow>): SliRow => ({ at: at(10), endpoint: 'POST /api/tts', status: 200, ok: true, latencyMs: 100, errorCode: null, ...over });
 const thresholds = { byEndpoint: { 'POST /api/tts': 250 }, defaultMs: 50 };
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`SLO repository (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { DatabaseError, SQLSTATE_APPEND_ONLY, type Database } from '@tts/common/data';
+import { DatabaseError, type Database } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
+import { FACADE_MIGRATIONS, SQLSTATE_APPEND_ONLY } from './migrations/index.js';
 import { UsageRepository, type UsageEventInput } from './usage.js';
 
 const event = (overrides: Partial<UsageEventInput>): UsageEventInput => ({
@@ -39,7 +40,7 @@ async function seed(db: Database): Promise<UsageRepository> {
 const all = { dayFrom: null, dayTo: null, keyId: null, endpoint: null, limit: 500 };
 const may = { ...all, dayFrom: '2024-05-01', dayTo: '2024-05-31' };
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`usage repository (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { openDatabase, type Database } from '@tts/common/data';
-import { ApiKeyRepository, AuditRepository, SecretRepository, StudioRepository, UsageRepository } from '../data/index.js';
+import { ApiKeyRepository, AuditRepository, FACADE_MIGRATIONS, SecretRepository, StudioRepository, UsageRepository } from '../data/index.js';
 import { StudioAccounts } from '../studio/accounts.js';
 import { PasswordHasher } from '../studio/passwords.js';
 import { PwnedPasswords } from '../studio/pwned-passwords.js';
@@ -49,9 +49,10 @@ export interface AccessServices {
 }
 
 /**
- * Opens storage and builds the services. A generated admin key is printed once, outside the logs.
- * `shared`: a database opened by the caller (one embedded database for the facade and the
- * scheduler in one process) used instead of opening one; the caller closes it.
+ * Opens storage (applying the facade's migrations) and builds the services. A generated admin key
+ * is printed once, outside the logs. `shared`: a database opened by the caller (one embedded
+ * database for the facade and the scheduler in one process) used instead of opening one; the
+ * caller closes it.
  */
 export async function openAccessServices(config: FacadeConfig, logger: Logger, shared?: Database): Promise<AccessServices> {
   const embedded = config.databaseUrl === undefined;
@@ -61,7 +62,10 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
       ...(config.databaseUrl ? { url: config.databaseUrl } : {}),
       ...(embedded && !config.ephemeral ? { dataDir: config.dataDir } : {}),
       schema: config.dbSchema,
+      migrations: FACADE_MIGRATIONS,
     }));
+  // A database the caller opened (shared with the scheduler): the facade's tables are still its own to create.
+  if (shared) await shared.migrate(FACADE_MIGRATIONS);
   const closeDatabase = async (): Promise<void> => {
     if (!shared) await database.close();
   };

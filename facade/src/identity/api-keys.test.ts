@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, SecretRepository } from '../data/index.js';
+import { ApiKeyRepository, FACADE_MIGRATIONS, SecretRepository } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
-import { TtsError } from '@tts/common';
-import { ApiKeyService, generateApiKey, keyIdOf } from './api-keys.js';
+import { TtsError, apiKeyIdOf } from '@tts/common';
+import { ApiKeyService, generateApiKey } from './api-keys.js';
 import { loadChallengeSecret } from './challenge.js';
 import { sha256Hex } from './crypto.js';
 import { apiKeyView, createdApiKeyView, parseApiKeyCreateRequest, parseApiKeyUpdateRequest } from './identity-views.js';
@@ -17,10 +17,10 @@ describe('api key format', () => {
     assert.equal(k.prefix, `tts_${k.keyId}`);
     assert.ok(k.apiKey.startsWith(`${k.prefix}_`));
     assert.equal(k.secretHash, sha256Hex(k.apiKey));
-    assert.equal(keyIdOf(k.apiKey), k.keyId);
+    assert.equal(apiKeyIdOf(k.apiKey), k.keyId);
     assert.notEqual(generateApiKey().apiKey, k.apiKey);
-    assert.equal(keyIdOf(`${k.apiKey} `), undefined);
-    assert.equal(keyIdOf('tts_short_secret'), undefined);
+    assert.equal(apiKeyIdOf(`${k.apiKey} `), undefined);
+    assert.equal(apiKeyIdOf('tts_short_secret'), undefined);
   });
 
   it('parses create and update bodies, refusing wrong types with VALIDATION_FAILED', () => {
@@ -38,7 +38,7 @@ describe('api key format', () => {
   });
 });
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`api key service (${backend.name})`, () => {
     after(() => backend.close());
 

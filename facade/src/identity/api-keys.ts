@@ -1,13 +1,13 @@
 /**
  * API keys: created by an administrator, shown once, stored only as a SHA-256 hash.
  *
- * Format: `tts_<key_id>_<secret>`: `key_id` is 16 characters of [a-z0-9] (public: it names the key
- * in lists, paths and usage), `secret` is 40 base62 characters (about 238 random bits). The hash
- * covers the whole string; a plain SHA-256 is enough because the secret is random, not a password.
- * Verification looks the key up by id and compares hashes with `crypto.timingSafeEqual`.
+ * Format (`@tts/common`'s api-key-format.ts): `tts_<key_id>_<secret>`, the secret 40 random base62
+ * characters (about 238 bits). The hash covers the whole string; a plain SHA-256 is enough because
+ * the secret is random, not a password. Verification looks the key up by id and compares hashes
+ * with `crypto.timingSafeEqual`.
  */
 import type { ApiKeyRecord, ApiKeyRepository } from '../data/index.js';
-import { TtsError } from '@tts/common';
+import { API_KEY_ID_ALPHABET, API_KEY_ID_LENGTH, API_KEY_SECRET_LENGTH, TtsError, apiKeyIdOf, apiKeyOf, apiKeyPrefixOf, isApiKeyId } from '@tts/common';
 import { randomString, sameDigest, sha256, sha256Hex } from './crypto.js';
 import { effectiveRatePerMinute, isValidRatePerMinute, MAX_RATE_PER_MINUTE, MIN_RATE_PER_MINUTE } from './rate-limits.js';
 import { TierTable } from './tier-table.js';
@@ -16,11 +16,6 @@ import { DEFAULT_TIER, type Tier } from './tiers.js';
 /** Header carrying an API key (lower-case, as Node exposes request headers). */
 export const API_KEY_HEADER = 'x-api-key';
 
-const KEY_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-const KEY_ID_LENGTH = 16;
-const SECRET_LENGTH = 40;
-const KEY_PATTERN = /^tts_([a-z0-9]{16})_[A-Za-z0-9]{40}$/;
-const KEY_ID_PATTERN = /^[a-z0-9]{16}$/;
 /** Longer header values are refused without hashing them. */
 const MAX_KEY_LENGTH = 128;
 // Compared against when the key id is unknown, so unknown and wrong keys take the same path.
@@ -39,19 +34,9 @@ export interface GeneratedApiKey {
 
 /** Generates a new key id, secret and hash. */
 export function generateApiKey(): GeneratedApiKey {
-  const keyId = randomString(KEY_ID_LENGTH, KEY_ID_ALPHABET);
-  const apiKey = `tts_${keyId}_${randomString(SECRET_LENGTH)}`;
-  return { keyId, prefix: `tts_${keyId}`, apiKey, secretHash: sha256Hex(apiKey) };
-}
-
-/** The key id of a well-formed key string, or undefined. */
-export function keyIdOf(apiKey: string): string | undefined {
-  return KEY_PATTERN.exec(apiKey)?.[1];
-}
-
-/** True when `value` has the shape of a key id. */
-export function isKeyId(value: string): boolean {
-  return KEY_ID_PATTERN.test(value);
+  const keyId = randomString(API_KEY_ID_LENGTH, API_KEY_ID_ALPHABET);
+  const apiKey = apiKeyOf(keyId, randomString(API_KEY_SECRET_LENGTH));
+  return { keyId, prefix: apiKeyPrefixOf(keyId), apiKey, secretHash: sha256Hex(apiKey) };
 }
 
 /** What an administrator sends to create a key. */
@@ -204,7 +189,7 @@ export class ApiKeyService {
 
   /** One key; throws AUTH_KEY_NOT_FOUND (404). */
   async get(keyId: string): Promise<ApiKeyRecord> {
-    const record = isKeyId(keyId) ? await this.repository.find(keyId) : null;
+    const record = isApiKeyId(keyId) ? await this.repository.find(keyId) : null;
     if (record === null) throw new TtsError('AUTH_KEY_NOT_FOUND', undefined, { loc: ['path', 'key_id'] });
     return record;
   }
@@ -220,7 +205,7 @@ export class ApiKeyService {
     const dailyCharQuota = checkQuota(patch.dailyCharQuota, 'daily_char_quota');
     const monthlyCharQuota = checkQuota(patch.monthlyCharQuota, 'monthly_char_quota');
     const rateLimitPerMinute = checkRate(patch.rateLimitPerMinute);
-    const record = isKeyId(keyId)
+    const record = isApiKeyId(keyId)
       ? await this.repository.update(keyId, {
           ...(name === undefined ? {} : { name }),
           ...(tier === undefined ? {} : { tier }),
@@ -244,7 +229,7 @@ export class ApiKeyService {
    */
   async authenticate(header: string | undefined): Promise<AuthenticatedKey> {
     if (header === undefined || header === '') throw new TtsError('AUTH_KEY_MISSING');
-    const keyId = header.length > MAX_KEY_LENGTH ? undefined : keyIdOf(header);
+    const keyId = header.length > MAX_KEY_LENGTH ? undefined : apiKeyIdOf(header);
     if (keyId === undefined) throw new TtsError('AUTH_KEY_INVALID');
     const stored = await this.credential(keyId);
     const matches = sameDigest(sha256(header), stored?.digest ?? DUMMY_DIGEST);

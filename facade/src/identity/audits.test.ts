@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { AuditRepository } from '../data/index.js';
+import { AuditRepository, FACADE_MIGRATIONS } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
 import { TtsError, createLogger } from '@tts/common';
 import { AuditService } from './audits.js';
@@ -8,7 +8,7 @@ import { consentAuditView, jobAccessAuditView } from './identity-views.js';
 
 const code = (c: string, field?: string) => (e: unknown) => e instanceof TtsError && e.code === c && (field === undefined || e.loc[1] === field);
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`audit service (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository } from '../data/index.js';
+import { ApiKeyRepository, FACADE_MIGRATIONS } from '../data/index.js';
 import { databaseBackends, kvBackends } from '@tts/common/testing';
 import { ConfigError, TtsError } from '@tts/common';
 import { ApiKeyService } from './api-keys.js';
@@ -19,7 +19,7 @@ describe('auth mode', () => {
   });
 });
 
-const dbs = databaseBackends();
+const dbs = databaseBackends(FACADE_MIGRATIONS);
 const kvs = kvBackends();
 
 for (const [i, dbBackend] of dbs.entries()) {

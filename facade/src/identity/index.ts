@@ -8,8 +8,6 @@ export {
   API_KEY_HEADER,
   ApiKeyService,
   generateApiKey,
-  isKeyId,
-  keyIdOf,
   type ApiKeyPatch,
   type ApiKeyServiceOptions,
   type AuthenticatedKey,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ApiKeyRepository, UsageRepository, type UsageEventInput } from '../data/index.js';
+import { ApiKeyRepository, FACADE_MIGRATIONS, UsageRepository, type UsageEventInput } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
 import { ApiKeyService } from './api-keys.js';
 import { QUOTA_STAGE_HEADER, QuotaExceededError, quotaHeaders, QuotaService, quotaStage, utcPeriod, worseStage } from './quotas.js';
@@ -36,7 +36,7 @@ const usageEvent = (keyId: string, characters: number, at: Date, status: 'ok' | 
   status, httpStatus: status === 'ok' ? 200 : 503, errorCode: null, latencyMs: 10, quotaStage: null, at,
 });
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`quota service (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { type Database } from '@tts/common/data';
-import { ApiKeyRepository, UsageRepository, type UsageEventInput } from '../data/index.js';
+import { ApiKeyRepository, FACADE_MIGRATIONS, UsageRepository, type UsageEventInput } from '../data/index.js';
 import { databaseBackends } from '@tts/common/testing';
 import { TtsError, createLogger } from '@tts/common';
 import { ApiKeyService } from './api-keys.js';
@@ -34,7 +34,7 @@ async function setUp(db: Database): Promise<{ usage: UsageService; free: string;
   return { usage, free, pro };
 }
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(FACADE_MIGRATIONS)) {
   describe(`usage service (${backend.name})`, () => {
     after(() => backend.close());
 

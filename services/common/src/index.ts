@@ -13,6 +13,7 @@ export { ConfigError, envLogLevel, envBool, envEnum, envInt, envList, envNumber,
 export { LOG_LEVELS, createLogger, lastLogSequence, logFields, onLog, recentLogs, setLogLevel, setLogSink, withLogFields, type Logger, type LogLevel, type LogRecord } from './logging/logger.js';
 export { fromServiceError, toServiceError } from './grpc/errors.js';
 export { CREDENTIAL_METADATA, credentialInterceptor, metadataValue, sameSecret, type CallerCredential } from './grpc/caller-credentials.js';
+export { API_KEY_ID_ALPHABET, API_KEY_ID_LENGTH, API_KEY_SECRET_LENGTH, apiKeyIdOf, apiKeyOf, apiKeyPrefixOf, isApiKeyId } from './api-key-format.js';
 export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 export { GRPC_CLIENT_AUTH_MODES, LOOPBACK_HOSTS, checkPlaintextListen, configureGrpcTls, grpcTlsEnabled, readGrpcTlsConfig, type GrpcClientAuth, type GrpcListenAddress, type GrpcTlsConfig } from './grpc/tls.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';

@@ -11,14 +11,14 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '@tts/common';
 import { openDatabase } from '@tts/common/data';
-import { copyJobs } from '@tts/scheduler';
+import { copyJobs, SCHEDULER_MIGRATIONS } from '@tts/scheduler';
 
 const [dataDir, schema] = process.argv.slice(2);
 if (dataDir === undefined || schema === undefined) throw new Error('usage: merge-stores <DATA_DIR> <schema>');
 const logger = createLogger('control');
-const from = await openDatabase({ dataDir: join(dataDir, 'scheduler'), schema });
+const from = await openDatabase({ dataDir: join(dataDir, 'scheduler'), schema, migrations: SCHEDULER_MIGRATIONS });
 try {
-  const to = await openDatabase({ dataDir, schema });
+  const to = await openDatabase({ dataDir, schema, migrations: SCHEDULER_MIGRATIONS });
   try {
     const jobs = await copyJobs(from, to);
     logger.info('jobs of the scheduler store moved into the platform database', { jobs, from: join(dataDir, 'scheduler', 'pglite'), into: join(dataDir, 'pglite') });

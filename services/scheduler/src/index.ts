@@ -7,3 +7,4 @@ export { start, type RunningScheduler, type SchedulerStartOptions } from './serv
 export { DISCOVERY_MODES, checkCallerCredentials, loadSchedulerConfig, type DiscoveryMode, type SchedulerConfig } from './config.js';
 export { ROUTING_POLICIES, createRoutingPolicy, createPlacementPolicy, type RoutingPolicyName } from './domain/routing.js';
 export { copyJobs } from './data/copy-jobs.js';
+export { SCHEDULER_MIGRATIONS } from './data/migrations/index.js';

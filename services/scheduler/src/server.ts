@@ -62,7 +62,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
     ...(options.database ? { database: options.database } : {}),
     ...(options.kv ? { kv: options.kv } : {}),
   });
-  const ctx: SchedulerContext = { config, membership, policy: createRoutingPolicy(config.routing), jobs, logger };
+  const ctx: SchedulerContext = { config, membership, policy: createRoutingPolicy(config.routing), jobs, callers: jobs.callers, logger };
   const impl: SchedulerServer = {
     registerNode: registerNode(ctx),
     heartbeat: heartbeat(ctx),

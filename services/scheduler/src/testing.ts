@@ -23,10 +23,11 @@ import { openDatabase, type Database } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
 import { callUnary, fromServiceError, nodeArgsFor } from '@tts/common';
 import { openKv, type Kv } from '@tts/common/kv';
+import { SCHEDULER_MIGRATIONS } from './data/migrations/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** Job storage of one test: a fresh PostgreSQL schema and Redis key prefix. */
+/** Job storage of one test: a fresh PostgreSQL schema (with the scheduler's tables) and Redis key prefix. */
 export interface JobStorage {
   readonly database: Database;
   readonly kv: Kv;
@@ -40,7 +41,7 @@ export interface JobStorage {
 export async function openJobStorage(): Promise<JobStorage> {
   const schema = freshSchemaName();
   const prefix = freshPrefix();
-  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 6 });
+  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 6, migrations: SCHEDULER_MIGRATIONS });
   const kv = await openKv({ url: TEST_REDIS_URL, prefix });
   return {
     database,

@@ -3,6 +3,7 @@
  * through postgres.js, or the embedded PGlite). Queries are parameterized only: the text is a
  * constant written in the repository, values travel as `$1`, `$2`, ... parameters.
  */
+import type { Migration } from './migration.js';
 
 /** A value a query parameter may take. Cast parameters in SQL (`$1::text`) so both engines agree. */
 export type SqlParam = string | number | boolean | null | Date;
@@ -19,14 +20,20 @@ export interface Queryable {
   query<T extends object = Row>(text: string, params?: readonly SqlParam[]): Promise<T[]>;
 }
 
-/** An open, migrated database, bound to one schema. */
+/** An open database, bound to one schema. */
 export interface Database extends Queryable {
   /** Which engine serves the queries. */
   readonly kind: 'postgres' | 'pglite';
   /** The schema every unqualified name resolves to (the connection's search_path). */
   readonly schema: string;
-  /** Migration versions this open applied (empty when the schema was already up to date). */
+  /** Migration versions the open applied (of `OpenDatabaseOptions.migrations`; empty when none were missing). */
   readonly migrationsApplied: readonly number[];
+  /**
+   * Applies the migrations of `migrations` this schema has not recorded yet (see `migrate.ts`) and
+   * resolves to their versions. Each package's start calls it with its own list, on a database it
+   * opened or was given. Rejects with a MigrationError or a log-safe DatabaseError.
+   */
+  migrate(migrations: readonly Migration[]): Promise<number[]>;
   /**
    * Runs `fn` in one transaction: committed when `fn` resolves, rolled back when it throws (the
    * error is rethrown as is). Use only `tx` inside `fn`: on PGlite, a query on the database itself
@@ -69,9 +76,6 @@ export function isUnavailable(err: unknown): boolean {
   // error (ECONNREFUSED, ECONNRESET).
   return state === undefined || /^(08|53|57P0[123])/.test(state) || /^E[A-Z]+$/.test(state);
 }
-
-/** SQLSTATE raised by the append-only trigger on audit and usage tables (restrict_violation). */
-export const SQLSTATE_APPEND_ONLY = '23001';
 
 /** Converts a driver error into a DatabaseError, keeping only log-safe fields. */
 export function toDatabaseError(err: unknown): DatabaseError {

@@ -21,8 +21,8 @@ export interface Driver {
   close(): Promise<void>;
 }
 
-/** Builds the public `Database` over a driver once migrations have run. */
-export function wrapDriver(driver: Driver, migrationsApplied: readonly number[]): Database {
+/** Builds the public `Database` over a driver once the open's migrations have run; `migrate` applies a list later. */
+export function wrapDriver(driver: Driver, migrationsApplied: readonly number[], migrate: Database['migrate']): Database {
   const query = async <T extends object>(run: (text: string, params: readonly SqlParam[]) => Promise<Row[]>, text: string, params: readonly SqlParam[]): Promise<T[]> => {
     try {
       return (await run(text, params)) as T[];
@@ -34,6 +34,7 @@ export function wrapDriver(driver: Driver, migrationsApplied: readonly number[])
     kind: driver.kind,
     schema: driver.schema,
     migrationsApplied,
+    migrate,
     query: <T extends object = Row>(text: string, params: readonly SqlParam[] = []) => query<T>((t, p) => driver.query(t, p), text, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // Errors thrown by `fn` itself (a TtsError, say) pass through untouched; only failures of the

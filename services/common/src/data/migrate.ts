@@ -1,13 +1,15 @@
 /**
- * Applies the versioned migrations to one schema at open. Each migration runs in its own
+ * Applies a package's list of versioned migrations to one schema. Each migration runs in its own
  * transaction, recorded in `schema_migrations` with a checksum of its SQL. Every transaction first
  * takes a transaction-level advisory lock keyed by the schema, so replicas starting together apply
- * each migration exactly once; re-opening an up-to-date schema takes no lock at all.
+ * each migration exactly once; re-applying an up-to-date list takes no lock at all. Several
+ * packages' lists may share one schema and its ledger (the facade and the scheduler on one
+ * database): each list is checked and applied on its own, the others' versions are left alone.
  */
 import { createHash } from 'node:crypto';
 import { quoteSchema } from './database.js';
 import type { Driver, DriverTx } from './driver.js';
-import { MIGRATIONS, type Migration } from './migrations/index.js';
+import type { Migration } from './migration.js';
 
 /** Thrown when the migrations cannot be applied: a released migration was edited, or the list is out of order. */
 export class MigrationError extends Error {
@@ -33,7 +35,7 @@ function checkOrder(migrations: readonly Migration[]): void {
 }
 
 function checkChecksum(migration: Migration, recorded: string): void {
-  if (recorded !== migrationChecksum(migration)) {
+  if (recorded !== migrationChecksum(migration) && migration.formerChecksums?.includes(recorded) !== true) {
     throw new MigrationError(`Migration ${migration.version} (${migration.name}) was changed after it was applied; add a new migration instead`);
   }
 }
@@ -43,16 +45,17 @@ async function lock(tx: DriverTx, schema: string): Promise<void> {
 }
 
 /**
- * Brings `driver`'s schema up to date (creating the schema and the `schema_migrations` table when
- * missing). Resolves to the versions applied by this call, ascending. Versions recorded in the
- * database but unknown to this code (a newer replica ran them) are left alone.
+ * Applies the migrations of `migrations` (ascending versions) missing from `driver`'s schema,
+ * creating the schema and the `schema_migrations` table when missing. Resolves to the versions
+ * applied by this call, ascending. Versions recorded in the database but not in `migrations`
+ * (another package's, or a newer replica's) are left alone.
  */
-export async function migrate(driver: Driver, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(driver: Driver, migrations: readonly Migration[]): Promise<number[]> {
   checkOrder(migrations);
   const schema = quoteSchema(driver.schema);
   const table = `${schema}.schema_migrations`;
 
-  // Fast path: everything already applied, no lock needed.
+  // Fast path: everything of this list already applied, no lock needed.
   const exists = await driver.query('SELECT to_regclass($1::text) IS NOT NULL AS present', [table]);
   if (exists[0]?.['present'] === true) {
     const applied = new Map((await driver.query(`SELECT version, checksum FROM ${table}`, [])).map((r) => [Number(r['version']), String(r['checksum'])]));

@@ -1,6 +1,7 @@
 import { quoteSchema, toDatabaseError, type Database } from './database.js';
 import { wrapDriver, type Driver } from './driver.js';
 import { migrate, MigrationError } from './migrate.js';
+import type { Migration } from './migration.js';
 import { ownedPgliteDriver, sharedPgliteDriver, startPglite } from './pglite-driver.js';
 import { connectPostgres } from './postgres-driver.js';
 
@@ -27,10 +28,17 @@ export interface OpenDatabaseOptions {
    * @default 10
    */
   readonly maxConnections?: number | undefined;
+  /**
+   * Migrations applied at open (a package's own list; see `Database.migrate`). Without them the
+   * schema and its migration ledger exist afterwards, no table: enough to read a schema another
+   * process migrated.
+   * @default []
+   */
+  readonly migrations?: readonly Migration[] | undefined;
 }
 
 /**
- * Opens the database and applies pending migrations (see `migrate`): PostgreSQL through
+ * Opens the database and applies `options.migrations` (see `migrate`): PostgreSQL through
  * postgres.js when `url` is set, otherwise the embedded PGlite. Rejects when the server is
  * unreachable or a migration fails; the pool is closed again in that case.
  */
@@ -49,28 +57,36 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       throw err;
     }
   }
-  return openOnDriver(driver);
+  return openOnDriver(driver, options.migrations);
 }
 
 /**
- * Migrates `driver`'s schema and wraps it as a Database; closes the driver when migration fails
- * (rejecting with a MigrationError or a log-safe DatabaseError).
+ * Applies `migrations` to `driver`'s schema and wraps it as a Database; closes the driver when
+ * migration fails (rejecting with a MigrationError or a log-safe DatabaseError).
  */
-export async function openOnDriver(driver: Driver): Promise<Database> {
+export async function openOnDriver(driver: Driver, migrations: readonly Migration[] = []): Promise<Database> {
+  const apply = async (list: readonly Migration[]): Promise<number[]> => {
+    try {
+      return await migrate(driver, list);
+    } catch (err) {
+      throw err instanceof MigrationError ? err : toDatabaseError(err);
+    }
+  };
   let applied: number[];
   try {
-    applied = await migrate(driver);
+    applied = await apply(migrations);
   } catch (err) {
     await driver.close().catch(() => undefined);
-    throw err instanceof MigrationError ? err : toDatabaseError(err);
+    throw err;
   }
-  return wrapDriver(driver, applied);
+  return wrapDriver(driver, applied, apply);
 }
 
 /**
  * Opens ONE embedded PGlite (under `${dataDir}/pglite`, or in memory when `dataDir` is undefined)
  * for several users of the same process, e.g. the facade and the scheduler run together by the
- * launcher, and returns a migrated Database per schema asked for: one Database (the engine's own
+ * launcher, and returns a Database per schema asked for, each user applying its own migrations
+ * (`Database.migrate`, which their starts call): one Database (the engine's own
  * session, no per-query overhead) when every schema is the same, else per-schema drivers that pin
  * their search_path in every transaction. PGlite runs one statement at a time and a transaction
  * holds the engine until it ends, so the users cannot see each other's open transactions. The

@@ -1,6 +1,7 @@
 /**
  * Test support (not for production code): the two database backends every storage suite runs
- * against, each handing out a fresh schema per test and dropping it afterwards.
+ * against, each handing out a fresh schema per test, migrated with the suite's package's list, and
+ * dropping it afterwards.
  * - `pglite`: one in-memory PGlite per backend object, shared by the tests through per-schema
  *   drivers (see `startTestPglite`).
  * - `postgres`: the real server at TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { quoteSchema, type Database } from './database.js';
+import type { Migration } from './migration.js';
 import { openDatabase, openOnDriver } from './open.js';
 import { sharedPgliteDriver } from './pglite-driver.js';
 
@@ -49,9 +51,9 @@ export interface TestHooks {
 export interface TestDatabaseBackend {
   readonly name: 'pglite' | 'postgres';
   /**
-   * A migrated database on `schema` (a fresh one by default). When the test ends the schema is
-   * dropped and the database closed. Opening the same schema again gives a second handle on the
-   * same data, as a second replica would have.
+   * A database on `schema` (a fresh one by default), migrated with the backend's list. When the
+   * test ends the schema is dropped and the database closed. Opening the same schema again gives a
+   * second handle on the same data, as a second replica would have.
    */
   open(t: TestHooks, schema?: string): Promise<Database>;
   /** Releases what the backend holds (the shared PGlite). */
@@ -67,13 +69,15 @@ class PgliteBackend implements TestDatabaseBackend {
   readonly name = 'pglite' as const;
   private pg: Promise<PGlite> | undefined;
 
+  constructor(private readonly migrations: readonly Migration[]) {}
+
   async open(t: TestHooks, schema = freshSchemaName()): Promise<Database> {
     this.pg ??= startTestPglite();
     const pg = await this.pg;
     t.after(async () => {
       await pg.exec(`DROP SCHEMA IF EXISTS ${quoteSchema(schema)} CASCADE`);
     });
-    return openOnDriver(sharedPgliteDriver(pg, schema));
+    return openOnDriver(sharedPgliteDriver(pg, schema), this.migrations);
   }
 
   async close(): Promise<void> {
@@ -85,8 +89,10 @@ class PgliteBackend implements TestDatabaseBackend {
 class PostgresBackend implements TestDatabaseBackend {
   readonly name = 'postgres' as const;
 
+  constructor(private readonly migrations: readonly Migration[]) {}
+
   async open(t: TestHooks, schema = freshSchemaName()): Promise<Database> {
-    const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+    const db = await openDatabase({ url: TEST_DATABASE_URL, schema, maxConnections: 4, migrations: this.migrations });
     t.after(async () => {
       try {
         await db.query(`DROP SCHEMA IF EXISTS ${quoteSchema(schema)} CASCADE`);
@@ -100,7 +106,10 @@ class PostgresBackend implements TestDatabaseBackend {
   async close(): Promise<void> {}
 }
 
-/** Both backends, embedded first. Call `close()` on each in an `after` hook. */
-export function databaseBackends(): TestDatabaseBackend[] {
-  return [new PgliteBackend(), new PostgresBackend()];
+/**
+ * Both backends, embedded first, each applying `migrations` (the tested package's list) at every
+ * open. Call `close()` on each in an `after` hook.
+ */
+export function databaseBackends(migrations: readonly Migration[]): TestDatabaseBackend[] {
+  return [new PgliteBackend(migrations), new PostgresBackend(migrations)];
 }

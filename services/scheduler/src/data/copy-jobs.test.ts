@@ -4,6 +4,7 @@ import type { Database } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
 import { copyJobs } from './copy-jobs.js';
 import { JobRepository, type NewJob } from './jobs.js';
+import { SCHEDULER_MIGRATIONS } from './migrations/index.js';
 
 const newJob = (jobId: string, text: string): NewJob => ({
   jobId,
@@ -23,7 +24,7 @@ async function dump(db: Database): Promise<string[]> {
   return [...jobs.map((r) => r.j), ...events.map((r) => r.e)];
 }
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(SCHEDULER_MIGRATIONS)) {
   describe(`copyJobs (${backend.name})`, () => {
     after(() => backend.close());
 

@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { DatabaseError } from '@tts/common/data';
 import { databaseBackends } from '@tts/common/testing';
 import { JobRepository, type JobResultFields, type NewJob } from './jobs.js';
+import { SCHEDULER_MIGRATIONS } from './migrations/index.js';
 import { SchedulerLeaseRepository } from './scheduler-leases.js';
 
 /** The scheduler incarnation the tests dispatch as. */
@@ -45,7 +46,7 @@ const result: JobResultFields = {
   engine: 'flite',
 };
 
-for (const backend of databaseBackends()) {
+for (const backend of databaseBackends(SCHEDULER_MIGRATIONS)) {
   describe(`job repository (${backend.name})`, () => {
     after(() => backend.close());
 

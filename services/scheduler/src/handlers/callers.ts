@@ -1,9 +1,10 @@
 /**
  * Who is calling (from the call's metadata; see @tts/common's caller credentials) and what that
  * caller may see. Platform components (the internal token; or any caller when the scheduler runs
- * on loopback or a Unix socket without one) act for the owner the request names. An API key acts
- * as its own owner and tier only: it cannot submit for someone else, and another owner's job is
- * "not found" to it.
+ * on loopback or a Unix socket without one) act for the owner the request names. An API key
+ * (checked by the context's `CallerAuthenticator`, domain/caller-authenticator.ts) acts as its own
+ * owner and tier only: it cannot submit for someone else, and another owner's job is "not found"
+ * to it.
  */
 import type { Metadata } from '@grpc/grpc-js';
 import { CREDENTIAL_METADATA, TtsError, metadataValue, sameSecret } from '@tts/common';
@@ -17,7 +18,7 @@ export type Caller = { readonly kind: 'platform' } | { readonly kind: 'api_key';
 export async function callerOf(ctx: SchedulerContext, metadata: Metadata): Promise<Caller> {
   const apiKey = metadataValue(metadata, CREDENTIAL_METADATA.apiKey);
   if (apiKey !== undefined) {
-    const verified = await ctx.jobs.verifyApiKey(apiKey);
+    const verified = await ctx.callers.verifyApiKey(apiKey);
     if (verified === 'disabled') throw new TtsError('AUTH_KEY_DISABLED');
     if (verified === 'invalid') throw new TtsError('GRPC_CALLER_UNAUTHENTICATED', 'The API key is malformed or unknown.');
     return { kind: 'api_key', keyId: verified.keyId, tier: verified.tier };

@@ -29,7 +29,9 @@ import type { SchedulerConfig } from '../../config.js';
 import type { Membership } from '../membership.js';
 import { requiredEngine, type PlacementPolicy } from '../routing.js';
 import { ArtifactStore } from './artifacts.js';
-import { ApiKeyReader, type ApiKeyRefusal, type VerifiedApiKey } from '../../data/api-keys.js';
+import { ApiKeyCredentialsView } from '../../data/api-key-credentials.js';
+import { SCHEDULER_MIGRATIONS } from '../../data/migrations/index.js';
+import type { CallerAuthenticator } from '../caller-authenticator.js';
 import { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
 import { Dispatcher } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
@@ -75,7 +77,7 @@ export interface JobServiceOptions {
   readonly membership: Membership;
   readonly policy: PlacementPolicy;
   readonly logger: Logger;
-  /** A database to use instead of opening one (not closed by the service). */
+  /** A database to use instead of opening one (not closed by the service); the service applies its migrations to it. */
   readonly database?: Database;
   /** A key-value store to use instead of opening one (not closed by the service). */
   readonly kv?: Kv;
@@ -83,7 +85,7 @@ export interface JobServiceOptions {
 
 interface OpenStore {
   readonly repo: JobRepository;
-  readonly apiKeys: ApiKeyReader;
+  readonly callers: CallerAuthenticator;
   readonly queue: WorkQueue;
   readonly artifacts: ArtifactStore;
   readonly dispatcher: Dispatcher;
@@ -102,6 +104,13 @@ const SAMPLE_RATE = SAMPLE_RATE_RANGE;
 export class JobService {
   /** Watchers of jobs' events. */
   readonly notifier = new JobNotifier();
+  /**
+   * Checks the API keys of gRPC callers against the facade's published credentials in the job
+   * database (`data/api-key-credentials.ts`), once the store is open.
+   */
+  readonly callers: CallerAuthenticator = {
+    verifyApiKey: async (apiKey) => (await this.open()).callers.verifyApiKey(apiKey),
+  };
   private store: Promise<OpenStore> | undefined;
   private opened: OpenStore | undefined;
   private closed = false;
@@ -152,11 +161,6 @@ export class JobService {
     }
     store.dispatcher.kick();
     return job;
-  }
-
-  /** Checks an API key presented by a gRPC caller against the platform's keys (same database). */
-  async verifyApiKey(apiKey: string): Promise<VerifiedApiKey | ApiKeyRefusal> {
-    return (await this.open()).apiKeys.verify(apiKey);
   }
 
   /** The job; JOB_NOT_FOUND when unknown. */
@@ -274,7 +278,9 @@ export class JobService {
         ...(c.databaseUrl !== undefined ? { url: c.databaseUrl } : {}),
         ...(c.databaseUrl === undefined && !c.ephemeral ? { dataDir: join(c.dataDir, 'scheduler') } : {}),
         schema: c.dbSchema,
+        migrations: SCHEDULER_MIGRATIONS,
       }));
+    if (!ownDb) await database.migrate(SCHEDULER_MIGRATIONS);
     let kv: Kv;
     try {
       kv = this.o.kv ?? (await openKv({ ...(c.redisUrl !== undefined ? { url: c.redisUrl } : {}), prefix: c.kvPrefix, logger }));
@@ -311,7 +317,7 @@ export class JobService {
       logger.info('jobs ready', { database: database.kind, queue: queue.backend, consumer: c.schedulerId });
       return {
         repo,
-        apiKeys: new ApiKeyReader(database),
+        callers: new ApiKeyCredentialsView(database, logger),
         queue,
         artifacts,
         dispatcher,

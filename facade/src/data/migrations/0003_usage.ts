@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Usage: one append-only row per request that reached synthesis, and a per-key, per-day rollup of

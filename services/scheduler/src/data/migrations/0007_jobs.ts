@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Asynchronous synthesis jobs and their events. `jobs` holds the request, the state machine

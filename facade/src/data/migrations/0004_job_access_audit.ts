@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /** Job access audit: every read of a job's status or audio, allowed or denied. Append-only. */
 export const migration: Migration = {

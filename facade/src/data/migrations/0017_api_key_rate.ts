@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Per-key rate limit: calls per minute for one API key, overriding its tier's default; null uses

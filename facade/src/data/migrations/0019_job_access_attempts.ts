@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Aggregated denials in the job access audit: `attempts` is how many requests a record stands for

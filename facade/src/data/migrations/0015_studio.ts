@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * The studio portal: users (guest or registered; deleted accounts are anonymized, not removed, so

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * The application's model-hub token, encrypted at rest (AES-256-GCM; the key is not in the

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Server secrets shared by every replica (e.g. the HMAC key that signs challenges and challenge

@@ -1,4 +1,7 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
+
+/** SQLSTATE the append-only trigger raises (restrict_violation) on an update, delete or truncate. */
+export const SQLSTATE_APPEND_ONLY = '23001';
 
 /** The trigger function that makes a table append-only (audits, usage events). */
 export const migration: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Compliance: acceptances of the versioned terms (per API key now; `subject_type` leaves room for

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Studio usernames that look alike are one name: each username's UTS #39 skeleton (computed by the

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Studio jobs: web jobs submitted with a studio session are owned by the studio user (owner kind

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * SLIs: one row per request the facade answered (its operation, status, latency and whether it

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Reference clips for voice cloning, stored by POST /api/reference/validate for reuse by their

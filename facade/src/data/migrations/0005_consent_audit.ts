@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /** Consent audit: every synthesis request, its consent flag and outcome. Append-only. */
 export const migration: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Clone jobs: the reference clip a job clones (base64, as uploaded or stored) and what cloning

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /** API keys: public id and prefix, SHA-256 of the full key (never the key), tier and overrides. */
 export const migration: Migration = {

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * Several schedulers on one job table. Each running scheduler process holds a lease row

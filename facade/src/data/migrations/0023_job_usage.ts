@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@tts/common/data';
 
 /**
  * The audio of jobs, for usage: a job is synthesized after the request that submitted it was
