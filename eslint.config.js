@@ -9,18 +9,18 @@ import tseslint from 'typescript-eslint';
 const TEST_ONLY_ENTRIES = ['@tts/*/testing', '@tts/fixtures'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/dist/**', 'proto/gen/**', 'facade/src/generated/**', 'data/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['node_modules/**', '**/dist/**', 'proto/gen/**', 'facade/src/generated/**', 'web/src/generated/**', 'data/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/extensions': ['.ts', '.js'],
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
       'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       'import-x/resolver-next': [
         createTypeScriptImportResolver({ project: 'tsconfig.json', conditionNames: ['@tts/source', 'types', 'import', 'node', 'default'] }),
       ],

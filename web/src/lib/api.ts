@@ -1,5 +1,6 @@
 /** Calls of the platform's REST API from the browser (same origin; the pass cookie travels along). */
 import { credentialHeaders, forgetRejected } from './credentials.js';
+import type { Schema } from './schema.js';
 
 /** An error answer of the API: its stable code, message and, for 429, the wait. */
 export class ApiError extends Error {
@@ -13,11 +14,17 @@ export class ApiError extends Error {
   }
 }
 
+/** The ApiError of error answer `res`, with its code and message as the body gave them and the wait of its Retry-After. */
+export function apiErrorOf(res: Response, code: string, message: string): ApiError {
+  const retry = Number(res.headers.get('retry-after'));
+  return new ApiError(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
 async function errorOf(res: Response): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
   let message = res.statusText;
   try {
-    const body = (await res.json()) as { code?: string; message?: string; detail?: { msg?: string }[] };
+    const body = (await res.json()) as Partial<Schema<'ErrorResponse'> & Schema<'HTTPValidationError'>>;
     if (body.code) code = body.code;
     // A validation failure (422) says what is wrong in its first detail.
     const said = body.message ?? body.detail?.[0]?.msg;
@@ -25,8 +32,7 @@ async function errorOf(res: Response): Promise<ApiError> {
   } catch {
     // Not JSON: keep the status.
   }
-  const retry = Number(res.headers.get('retry-after'));
-  return new ApiError(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  return apiErrorOf(res, code, message);
 }
 
 /** Which credential a call carries (see credentials.ts); none by default. */
@@ -78,95 +84,28 @@ export async function postForm<T>(path: string, fields: Record<string, string>):
 }
 
 /** GET /api/web/config. */
-export interface WebConfig {
-  readonly auth_mode: string;
-  readonly challenge: { path: string; algorithm: string; difficulty_bits: number };
-  readonly rate_limit: { limit: number; window_sec: number };
-  readonly max_text_chars: number;
-  readonly default_voice?: string;
-  readonly formats?: readonly string[];
-  readonly speed?: { min: number; max: number; default: number };
-  readonly poll_interval_ms?: number;
-}
+export type WebConfig = Schema<'WebConfig'>;
 
-/** One analysis feature of GET /api/capabilities: whether it works, and why not. */
-export interface AnalysisFeature {
-  readonly available: boolean;
-  readonly reason: string | null;
-  readonly missing_models: readonly string[];
-}
-
-/** The analysis features of GET /api/capabilities (the fields the public page uses). */
-export interface AnalysisFeatures {
-  readonly vad: AnalysisFeature;
-  readonly transcription: AnalysisFeature;
-  readonly speaker_embedding: AnalysisFeature;
-  readonly cloning: AnalysisFeature;
-}
+/** The analysis features of GET /api/capabilities. */
+export type AnalysisFeatures = Schema<'AnalysisFeatures'>;
 
 /** The caller's own limits (GET /api/web/config `caller_limits`, sent with the caller's credential). */
-export interface CallerLimits {
-  readonly identity: 'anonymous' | 'api_key' | 'studio';
-  readonly tier: string | null;
-  readonly max_text_chars: number;
-  readonly rate_limit: { readonly limit: number; readonly window_sec: number };
-}
+export type CallerLimits = WebConfig['caller_limits'];
 
 /** A voice of GET /v1/audio/voices. */
-export interface Voice {
-  readonly id: string;
-  readonly name: string;
-  readonly language: string;
-  readonly engine: string;
-  readonly gender: string;
-  readonly description: string;
-}
+export type Voice = Schema<'Voice'>;
 
 /** The answer of POST /api/web/jobs/tts. */
-export interface WebJobCreated {
-  readonly job_id: string;
-  readonly job_token: string;
-  readonly rate_limit: { remaining: number; limit: number; reset_unix: number; window_sec: number };
-}
+export type WebJobCreated = Schema<'WebJobCreated'>;
 
 /** A page of GET /api/web/jobs/{job_id}/events. */
-export interface JobEventsPage {
-  readonly status: string;
-  readonly done: boolean;
-  readonly events: readonly { event_id: number; kind: string; progress: number; error_code?: string | null; error_message?: string | null }[];
-}
+export type JobEventsPage = Schema<'JobEventsPage'>;
 
-/** A warning of POST /api/reference/validate (stable code, what was measured and what to do). */
-export interface AnalysisWarning {
-  readonly code: string;
-  readonly message: string;
-}
-
-/** The answer of POST /api/reference/validate (the fields the public page shows). */
-export interface ReferenceValidation {
-  readonly passed: boolean;
-  readonly audio: { readonly duration_sec: number; readonly sample_rate: number; readonly channels: number };
-  readonly warnings: readonly AnalysisWarning[];
-  readonly failed_checks: readonly string[];
-  readonly metrics: { readonly speech_ratio: number; readonly snr_db: number; readonly median_f0_hz: number };
-  readonly transcription: { readonly text: string; readonly confidence: number } | null;
-  readonly reference_id: string | null;
-  readonly expires_at: string | null;
-  readonly not_stored_reason: string | null;
-}
+/** The answer of POST /api/reference/validate. */
+export type ReferenceValidation = Schema<'ReferenceValidation'>;
 
 /** GET /api/compliance/terms. */
-export interface Terms {
-  readonly version: string;
-  readonly title: string;
-  readonly sections: readonly { readonly heading: string; readonly text: string }[];
-}
+export type Terms = Schema<'Terms'>;
 
-/** A preset of GET /api/studio/presets (the fields the public page applies). */
-export interface StudioPreset {
-  readonly preset_id: string;
-  readonly name: string;
-  readonly voice: string | null;
-  readonly speed: number | null;
-  readonly format: string | null;
-}
+/** A preset of GET /api/studio/presets. */
+export type StudioPreset = Schema<'StudioPreset'>;

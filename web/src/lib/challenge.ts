@@ -1,7 +1,6 @@
 /** The anti-bot pass: a challenge solved in a Web Worker, redeemed for an HttpOnly cookie. */
 import { getJson, postForm } from './api.js';
-
-interface Challenge { readonly challenge: string; readonly difficulty_bits: number; readonly expires_unix: number }
+import type { Schema } from './schema.js';
 
 let passUntil = 0;
 
@@ -18,7 +17,7 @@ export function dropPass(): void {
 /** Obtains a pass unless this page holds one. */
 export async function ensurePass(): Promise<void> {
   if (hasPass()) return;
-  const c = await getJson<Challenge>('/api/auth/challenge');
+  const c = await getJson<Schema<'Challenge'>>('/api/auth/challenge');
   const worker = new Worker(new URL('./challenge-worker.ts', import.meta.url), { type: 'module' });
   try {
     const solved = await new Promise<{ solution: string }>((resolve, reject) => {
@@ -26,7 +25,7 @@ export async function ensurePass(): Promise<void> {
       worker.onerror = (e) => reject(new Error(e.message));
       worker.postMessage({ challenge: c.challenge, difficultyBits: c.difficulty_bits });
     });
-    const { body } = await postForm<{ expires_unix: number }>('/api/auth/challenge', { challenge: c.challenge, solution: solved.solution });
+    const { body } = await postForm<Schema<'PassIssued'>>('/api/auth/challenge', { challenge: c.challenge, solution: solved.solution } satisfies Schema<'ChallengeSolution'>);
     passUntil = body.expires_unix;
   } finally {
     worker.terminate();

@@ -4,16 +4,16 @@
  * note kept in the audited history.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { getAbuseReport, listAbuseReports, moveAbuseReport, type AbuseReport, type AbuseReportDetail, type AbuseStatus, type AdminAuth } from './admin-api.js';
+import { getAbuseReport, listAbuseReports, moveAbuseReport, type AbuseReport, type AbuseMove, type AbuseReportDetail, type AbuseStatus, type AdminAuth } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
-import { when, words } from './format.js';
+import { OutcomeView, useAction, useOutcome, type OutcomeControl } from '../../components/outcome.js';
+import { when, words } from '../../lib/format.js';
 import { Fact } from '../../components/fact.js';
 
 /** The statuses (AbuseStatus) and the moves allowed from each (AbuseReportStatusUpdate). */
 const STATUSES: readonly AbuseStatus[] = ['open', 'reviewing', 'actioned', 'dismissed'];
-const NEXT: Readonly<Record<AbuseStatus, readonly AbuseStatus[]>> = { open: ['reviewing'], reviewing: ['actioned', 'dismissed'], actioned: [], dismissed: [] };
+const NEXT: Readonly<Record<AbuseStatus, readonly AbuseMove[]>> = { open: ['reviewing'], reviewing: ['actioned', 'dismissed'], actioned: [], dismissed: [] };
 
 function ReportFacts(props: { report: AbuseReport }) {
   const r = props.report;
@@ -47,26 +47,21 @@ function ReportFacts(props: { report: AbuseReport }) {
 function ReportDetail(props: { auth: AdminAuth; report: AbuseReportDetail; out: OutcomeControl; onChange: (r: AbuseReportDetail) => void; onClose: () => void }) {
   const { auth, report, out } = props;
   const moves = NEXT[report.status];
-  const [to, setTo] = useState<AbuseStatus | ''>(moves[0] ?? '');
+  const [to, setTo] = useState<AbuseMove | ''>(moves[0] ?? '');
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction(out);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [report.report_id]);
   useEffect(() => setTo(NEXT[report.status][0] ?? ''), [report.status]);
 
   const submit = async (): Promise<void> => {
     if (!to) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const moved = await moveAbuseReport(auth, report.report_id, to, note.trim());
       props.onChange(moved);
       setNote('');
-      out.ok(`Report ${moved.report_id} is now ${words(moved.status)}.`);
-    } catch (err) {
-      out.fail(err);
-    } finally {
-      setBusy(false);
-    }
+      return `Report ${moved.report_id} is now ${words(moved.status)}.`;
+    });
   };
 
   return (
@@ -100,7 +95,7 @@ function ReportDetail(props: { auth: AdminAuth; report: AbuseReportDetail; out: 
           <div class="row">
             <div class="field">
               <label for="report-status">New status</label>
-              <select id="report-status" value={to} onChange={(e) => setTo(e.currentTarget.value as AbuseStatus)}>
+              <select id="report-status" value={to} onChange={(e) => setTo(moves.find((m) => m === e.currentTarget.value) ?? '')}>
                 {moves.map((s) => (
                   <option key={s} value={s}>
                     {words(s)}
@@ -171,7 +166,7 @@ function Reports(props: { auth: AdminAuth }) {
         <div class="row admin-toolbar">
           <div class="field">
             <label for="report-filter">Status</label>
-            <select id="report-filter" value={filter} onChange={(e) => setFilter(e.currentTarget.value as AbuseStatus | '')}>
+            <select id="report-filter" value={filter} onChange={(e) => setFilter(STATUSES.find((st) => st === e.currentTarget.value) ?? '')}>
               <option value="">Any status</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>

@@ -8,24 +8,15 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { createApiKey, listApiKeys, listTiers, updateApiKey, type ApiKey, type ApiKeyCreated, type Tier } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
-import { count, when } from './format.js';
+import { OutcomeView, useAction, useOutcome, type OutcomeControl } from '../../components/outcome.js';
+import { count, when } from '../../lib/format.js';
 import { Fact } from '../../components/fact.js';
+import type { Schema } from '../../lib/schema.js';
 
 /** The key as the list keeps it: its secret stays only in the one-time view. */
 function withoutSecret(k: ApiKeyCreated): ApiKey {
-  return {
-    key_id: k.key_id,
-    name: k.name,
-    prefix: k.prefix,
-    tier: k.tier,
-    disabled: k.disabled,
-    daily_char_quota: k.daily_char_quota,
-    monthly_char_quota: k.monthly_char_quota,
-    rate_limit_per_minute: k.rate_limit_per_minute,
-    created_at: k.created_at,
-    updated_at: k.updated_at,
-  };
+  const { api_key: _secret, ...key } = k;
+  return key;
 }
 
 /** A quota field: '' is "the tier's", else a whole number of characters. */
@@ -52,27 +43,49 @@ function rateText(k: ApiKey, tier: Tier | undefined): string {
   return tier ? `tier default (${count(tier.rate_per_minute)})` : 'tier default';
 }
 
-function LimitFields(props: {
-  idBase: string;
-  daily: string;
-  monthly: string;
-  rate: string;
-  tier: Tier | undefined;
-  onDaily: (v: string) => void;
-  onMonthly: (v: string) => void;
-  onRate: (v: string) => void;
-}) {
-  const { idBase, tier } = props;
-  const rateInvalid = rateOf(props.rate) === undefined;
+/** A key's own limits as they are typed, and as the API takes them. */
+interface LimitDraft {
+  readonly daily: string;
+  readonly monthly: string;
+  readonly rate: string;
+  readonly setDaily: (v: string) => void;
+  readonly setMonthly: (v: string) => void;
+  readonly setRate: (v: string) => void;
+  /** The limits to send (null: the tier's); undefined while a field is invalid. */
+  readonly limits: Pick<Schema<'ApiKeyUpdateRequest'>, 'daily_char_quota' | 'monthly_char_quota' | 'rate_limit_per_minute'> | undefined;
+  /** Empties the three fields (every limit the tier's). */
+  readonly clear: () => void;
+}
+
+/** The limit fields of a new key (empty) or of `k` (its own limits). */
+function useLimitDraft(k?: ApiKey): LimitDraft {
+  const [daily, setDaily] = useState(k?.daily_char_quota?.toString() ?? '');
+  const [monthly, setMonthly] = useState(k?.monthly_char_quota?.toString() ?? '');
+  const [rate, setRate] = useState(k?.rate_limit_per_minute?.toString() ?? '');
+  const d = quotaOf(daily);
+  const m = quotaOf(monthly);
+  const r = rateOf(rate);
+  const limits = d !== undefined && m !== undefined && r !== undefined ? { daily_char_quota: d, monthly_char_quota: m, rate_limit_per_minute: r } : undefined;
+  const clear = (): void => {
+    setDaily('');
+    setMonthly('');
+    setRate('');
+  };
+  return { daily, monthly, rate, setDaily, setMonthly, setRate, limits, clear };
+}
+
+function LimitFields(props: { idBase: string; draft: LimitDraft; tier: Tier | undefined }) {
+  const { idBase, tier, draft } = props;
+  const rateInvalid = rateOf(draft.rate) === undefined;
   return (
     <div class="row">
       <div class="field">
         <label for={`${idBase}-daily`}>Daily characters</label>
-        <input id={`${idBase}-daily`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.daily_char_quota)}` : 'tier default'} value={props.daily} onInput={(e) => props.onDaily(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
+        <input id={`${idBase}-daily`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.daily_char_quota)}` : 'tier default'} value={draft.daily} onInput={(e) => draft.setDaily(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
       </div>
       <div class="field">
         <label for={`${idBase}-monthly`}>Monthly characters</label>
-        <input id={`${idBase}-monthly`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.monthly_char_quota)}` : 'tier default'} value={props.monthly} onInput={(e) => props.onMonthly(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
+        <input id={`${idBase}-monthly`} type="number" min={0} step={1} inputMode="numeric" placeholder={tier ? `tier: ${count(tier.monthly_char_quota)}` : 'tier default'} value={draft.monthly} onInput={(e) => draft.setMonthly(e.currentTarget.value)} aria-describedby={`${idBase}-quota-hint`} />
       </div>
       <div class="field">
         <label for={`${idBase}-rate`}>Requests per minute</label>
@@ -84,8 +97,8 @@ function LimitFields(props: {
           step={1}
           inputMode="numeric"
           placeholder={tier ? `tier: ${count(tier.rate_per_minute)}` : 'tier default'}
-          value={props.rate}
-          onInput={(e) => props.onRate(e.currentTarget.value)}
+          value={draft.rate}
+          onInput={(e) => draft.setRate(e.currentTarget.value)}
           aria-invalid={rateInvalid}
           aria-describedby={`${idBase}-quota-hint`}
         />
@@ -150,15 +163,11 @@ function SecretOnce(props: { created: ApiKeyCreated; onDismiss: () => void }) {
 function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: OutcomeControl; onCreated: (k: ApiKeyCreated) => void }) {
   const [name, setName] = useState('');
   const [tier, setTier] = useState(props.defaultTier);
-  const [daily, setDaily] = useState('');
-  const [monthly, setMonthly] = useState('');
-  const [rate, setRate] = useState('');
-  const [busy, setBusy] = useState(false);
+  const draft = useLimitDraft();
+  const [busy, run] = useAction(props.out);
   useEffect(() => setTier(props.defaultTier), [props.defaultTier]);
-  const d = quotaOf(daily);
-  const m = quotaOf(monthly);
-  const r = rateOf(rate);
-  const valid = name.trim() !== '' && d !== undefined && m !== undefined && r !== undefined;
+  const { limits } = draft;
+  const valid = name.trim() !== '' && limits !== undefined;
   return (
     <form
       class="card"
@@ -166,21 +175,12 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
       onSubmit={(e) => {
         e.preventDefault();
         if (!valid) return;
-        setBusy(true);
-        createApiKey({ name: name.trim(), tier, daily_char_quota: d, monthly_char_quota: m, rate_limit_per_minute: r }).then(
-          (created) => {
-            setBusy(false);
-            setName('');
-            setDaily('');
-            setMonthly('');
-            setRate('');
-            props.onCreated(created);
-          },
-          (err: unknown) => {
-            setBusy(false);
-            props.out.fail(err);
-          },
-        );
+        void run(async () => {
+          const created = await createApiKey({ name: name.trim(), tier, ...limits });
+          setName('');
+          draft.clear();
+          props.onCreated(created);
+        });
       }}
     >
       <h2 id="create-key">Create a key</h2>
@@ -191,16 +191,7 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
         </div>
         {props.tiers.length > 0 && <TierSelect id="key-tier" tiers={props.tiers} value={tier} onChange={setTier} />}
       </div>
-      <LimitFields
-        idBase="key"
-        daily={daily}
-        monthly={monthly}
-        rate={rate}
-        tier={props.tiers.find((t) => t.name === tier)}
-        onDaily={setDaily}
-        onMonthly={setMonthly}
-        onRate={setRate}
-      />
+      <LimitFields idBase="key" draft={draft} tier={props.tiers.find((t) => t.name === tier)} />
       <div class="actions">
         <button type="submit" disabled={busy || !valid}>
           Create key
@@ -213,14 +204,9 @@ function CreateKey(props: { tiers: readonly Tier[]; defaultTier: string; out: Ou
 function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeControl; onChange: (k: ApiKey) => void; onClose: () => void }) {
   const k = props.apiKey;
   const [tier, setTier] = useState(k.tier);
-  const [daily, setDaily] = useState(k.daily_char_quota?.toString() ?? '');
-  const [monthly, setMonthly] = useState(k.monthly_char_quota?.toString() ?? '');
-  const [rate, setRate] = useState(k.rate_limit_per_minute?.toString() ?? '');
-  const [busy, setBusy] = useState(false);
-  const d = quotaOf(daily);
-  const m = quotaOf(monthly);
-  const r = rateOf(rate);
-  const valid = d !== undefined && m !== undefined && r !== undefined;
+  const draft = useLimitDraft(k);
+  const [busy, run] = useAction(props.out);
+  const { limits } = draft;
   const base = `edit-${k.key_id}`;
   return (
     <form
@@ -228,35 +214,19 @@ function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: Outcome
       id={`${base}-form`}
       onSubmit={(e) => {
         e.preventDefault();
-        if (!valid) return;
-        setBusy(true);
-        updateApiKey(k.key_id, { tier, daily_char_quota: d, monthly_char_quota: m, rate_limit_per_minute: r }).then(
-          (updated) => {
-            setBusy(false);
-            props.onChange(updated);
-            props.out.ok(`Key “${updated.name}” saved: tier ${updated.tier}.`);
-            props.onClose();
-          },
-          (err: unknown) => {
-            setBusy(false);
-            props.out.fail(err);
-          },
-        );
+        if (!limits) return;
+        void run(async () => {
+          const updated = await updateApiKey(k.key_id, { tier, ...limits });
+          props.onChange(updated);
+          props.onClose();
+          return `Key “${updated.name}” saved: tier ${updated.tier}.`;
+        });
       }}
     >
       <div class="row">{props.tiers.length > 0 && <TierSelect id={`${base}-tier`} tiers={props.tiers} value={tier} onChange={setTier} />}</div>
-      <LimitFields
-        idBase={base}
-        daily={daily}
-        monthly={monthly}
-        rate={rate}
-        tier={props.tiers.find((t) => t.name === tier)}
-        onDaily={setDaily}
-        onMonthly={setMonthly}
-        onRate={setRate}
-      />
+      <LimitFields idBase={base} draft={draft} tier={props.tiers.find((t) => t.name === tier)} />
       <div class="actions">
-        <button type="submit" disabled={busy || !valid}>
+        <button type="submit" disabled={busy || !limits}>
           Save
         </button>
         <button type="button" class="secondary" onClick={props.onClose}>
@@ -270,21 +240,13 @@ function KeyEditor(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: Outcome
 function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeControl; onChange: (k: ApiKey) => void }) {
   const k = props.apiKey;
   const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const toggle = (): void => {
-    setBusy(true);
-    updateApiKey(k.key_id, { disabled: !k.disabled }).then(
-      (updated) => {
-        setBusy(false);
-        props.onChange(updated);
-        props.out.ok(`Key “${updated.name}” is ${updated.disabled ? 'disabled: the API refuses it from now on' : 'enabled again'}.`);
-      },
-      (err: unknown) => {
-        setBusy(false);
-        props.out.fail(err);
-      },
-    );
-  };
+  const [busy, run] = useAction(props.out);
+  const toggle = () =>
+    run(async () => {
+      const updated = await updateApiKey(k.key_id, { disabled: !k.disabled });
+      props.onChange(updated);
+      return `Key “${updated.name}” is ${updated.disabled ? 'disabled: the API refuses it from now on' : 'enabled again'}.`;
+    });
   return (
     <li class="admin-item" data-key-id={k.key_id}>
       <h3>
@@ -307,7 +269,7 @@ function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeCo
         <button type="button" class="secondary" aria-expanded={editing} aria-controls={`edit-${k.key_id}-form`} aria-label={`Edit key ${k.name}`} onClick={() => setEditing(!editing)}>
           Edit
         </button>
-        <button type="button" class="secondary" disabled={busy} aria-label={`${k.disabled ? 'Enable' : 'Disable'} key ${k.name}`} onClick={toggle}>
+        <button type="button" class="secondary" disabled={busy} aria-label={`${k.disabled ? 'Enable' : 'Disable'} key ${k.name}`} onClick={() => void toggle()}>
           {k.disabled ? 'Enable' : 'Disable'}
         </button>
       </div>
@@ -318,7 +280,7 @@ function KeyItem(props: { apiKey: ApiKey; tiers: readonly Tier[]; out: OutcomeCo
 
 function ApiKeys() {
   const [keys, setKeys] = useState<ApiKey[] | undefined>();
-  const [tiers, setTiers] = useState<{ default_tier: string; tiers: Tier[] }>({ default_tier: 'free', tiers: [] });
+  const [tiers, setTiers] = useState<Schema<'TierList'>>({ default_tier: 'free', tiers: [] });
   const [created, setCreated] = useState<ApiKeyCreated | undefined>();
   const [outcome, out] = useOutcome();
 

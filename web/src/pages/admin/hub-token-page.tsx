@@ -8,9 +8,10 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { deleteHubToken, hubTokenStatus, setHubToken, validateHubToken, type HubTokenStatus, type HubValidation } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { AdminKeyOnly } from './identity.js';
-import { OutcomeView, useOutcome } from '../../components/outcome.js';
-import { when } from './format.js';
+import { OutcomeView, useAction, useOutcome } from '../../components/outcome.js';
+import { when } from '../../lib/format.js';
 import { Fact } from '../../components/fact.js';
+import { Confirm } from '../../components/confirm.js';
 
 /** What the hub said, in words. */
 function verdict(v: { valid?: boolean | null; account?: string | null; error_code?: string | null }): string {
@@ -38,9 +39,9 @@ function HubToken() {
   const [status, setStatus] = useState<HubTokenStatus | undefined>();
   const [token, setToken] = useState('');
   const [check, setCheck] = useState(true);
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [outcome, out] = useOutcome();
+  const [busy, run] = useAction(out);
 
   const load = useCallback(async () => {
     try {
@@ -53,16 +54,6 @@ function HubToken() {
     void load();
   }, [load]);
 
-  const run = async (action: () => Promise<string>): Promise<void> => {
-    setBusy(true);
-    try {
-      out.ok(await action());
-    } catch (err) {
-      out.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  };
   const said = (v: HubValidation | null): string => (v ? ` The hub says: ${verdict(v)}.` : '');
   const tokenValid = token.length >= 8 && token.length <= 256 && /^[\x21-\x7e]+$/.test(token);
 
@@ -94,28 +85,21 @@ function HubToken() {
           )}
         </div>
         {confirming && (
-          <div class="admin-confirm" role="group" aria-labelledby="hub-confirm">
-            <p id="hub-confirm">Delete the stored hub token? Gated models cannot be downloaded until a new one is set.</p>
-            <div class="actions">
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() =>
-                  void run(async () => {
-                    const deleted = await deleteHubToken();
-                    setConfirming(false);
-                    await load();
-                    return deleted ? 'The hub token is deleted.' : 'No hub token was set.';
-                  })
-                }
-              >
-                Delete the token
-              </button>
-              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </div>
-          </div>
+          <Confirm
+            id="hub-confirm"
+            question="Delete the stored hub token? Gated models cannot be downloaded until a new one is set."
+            yes="Delete the token"
+            busy={busy}
+            onYes={() =>
+              void run(async () => {
+                const deleted = await deleteHubToken();
+                setConfirming(false);
+                await load();
+                return deleted ? 'The hub token is deleted.' : 'No hub token was set.';
+              })
+            }
+            onNo={() => setConfirming(false)}
+          />
         )}
       </section>
       <form

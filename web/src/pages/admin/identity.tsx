@@ -10,7 +10,8 @@ import { ApiError } from '../../lib/api.js';
 import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
 import { ForgetKey, KeyGate } from '../../components/key-gate.js';
-import { studioMe, type AdminAuth } from './admin-api.js';
+import type { AdminAuth } from './admin-api.js';
+import { getMe } from '../studio/studio-api.js';
 import { who } from './format.js';
 
 /** What the stored studio session is good for. */
@@ -31,7 +32,7 @@ function useStudioCheck(token: string | undefined): StudioCheck {
     }
     let current = true;
     setCheck({ state: 'checking' });
-    studioMe().then(
+    getMe().then(
       (me) => {
         if (current) setCheck({ state: me.user.role === 'admin' ? 'admin' : 'not-admin', name: who(me.user) });
       },

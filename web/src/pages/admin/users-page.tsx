@@ -7,10 +7,12 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { listUsers, revokeSessions, updateUser, type AdminAuth, type StudioUser, type UserUpdate } from './admin-api.js';
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
-import { when, who } from './format.js';
+import { OutcomeView, useAction, useOutcome, type OutcomeControl } from '../../components/outcome.js';
+import { who } from './format.js';
+import { when } from '../../lib/format.js';
 import { Fact } from '../../components/fact.js';
 import { SelectField } from '../../components/select-field.js';
+import { Confirm } from '../../components/confirm.js';
 
 type Show = 'all' | 'vip' | 'admin' | 'disabled' | 'guest';
 
@@ -46,20 +48,10 @@ function UserControls(props: { auth: AdminAuth; user: StudioUser; out: OutcomeCo
   const [until, setUntil] = useState(user.vip_until ? user.vip_until.slice(0, 10) : '');
   const [role, setRole] = useState(user.role);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction(out);
   const name = who(user);
   const base = `user-${user.user_id}`;
 
-  const run = async (action: () => Promise<string>): Promise<void> => {
-    setBusy(true);
-    try {
-      out.ok(await action());
-    } catch (err) {
-      out.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  };
   const patch = (change: UserUpdate, said: (u: StudioUser) => string) =>
     run(async () => {
       const updated = await updateUser(auth, user.user_id, change);
@@ -140,27 +132,20 @@ function UserControls(props: { auth: AdminAuth; user: StudioUser; out: OutcomeCo
         )}
       </div>
       {confirming && (
-        <div class="admin-confirm" role="group" aria-labelledby={`${base}-confirm`}>
-          <p id={`${base}-confirm`}>End every session of {name}? They will have to sign in again.</p>
-          <div class="actions">
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() =>
-                void run(async () => {
-                  const ended = await revokeSessions(auth, user.user_id);
-                  setConfirming(false);
-                  return `Ended ${ended} session${ended === 1 ? '' : 's'} of ${name}.`;
-                })
-              }
-            >
-              End every session
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <Confirm
+          id={`${base}-confirm`}
+          question={`End every session of ${name}? They will have to sign in again.`}
+          yes="End every session"
+          busy={busy}
+          onYes={() =>
+            void run(async () => {
+              const ended = await revokeSessions(auth, user.user_id);
+              setConfirming(false);
+              return `Ended ${ended} session${ended === 1 ? '' : 's'} of ${name}.`;
+            })
+          }
+          onNo={() => setConfirming(false)}
+        />
       )}
     </div>
   );

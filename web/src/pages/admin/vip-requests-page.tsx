@@ -8,7 +8,8 @@ import { decideVipRequest, listUsers, listVipRequests, type AdminAuth, type Stud
 import { AdminFrame } from './admin-frame.js';
 import { StudioAdminGate } from './identity.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
-import { when, who, words } from './format.js';
+import { who } from './format.js';
+import { when, words } from '../../lib/format.js';
 import { Fact } from '../../components/fact.js';
 import { SelectField } from '../../components/select-field.js';
 
@@ -29,7 +30,7 @@ function waitingFirst(rows: readonly VipRequest[]): VipRequest[] {
   return [...rows].sort((a, b) => Number(b.status === 'pending_review') - Number(a.status === 'pending_review'));
 }
 
-function SlipFindings(props: { slip: Readonly<Record<string, unknown>> }) {
+function SlipFindings(props: { slip: NonNullable<VipRequest['slip']> }) {
   const facts = SLIP_FIELDS.filter((k) => props.slip[k] !== undefined && props.slip[k] !== null);
   if (facts.length === 0) return null;
   return (

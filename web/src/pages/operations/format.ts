@@ -1,4 +1,7 @@
-/** How the operations pages write figures: shares, durations, burn rates, sizes and times. */
+/**
+ * How the operations pages write figures: shares, durations, burn rates, sizes, with English
+ * grouping throughout so a figure reads the same in every table (dates and names: lib/format.ts).
+ */
 
 /** A share as a percentage, e.g. "99.95 %"; a dash for none. */
 export function percent(v: number | null | undefined, digits = 2): string {
@@ -56,16 +59,4 @@ export function windowName(minutes: number): string {
   if (minutes % 1440 === 0) return minutes === 1440 ? '1 day' : `${minutes / 1440} days`;
   if (minutes % 60 === 0) return minutes === 60 ? '1 hour' : `${minutes / 60} hours`;
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
-
-/** A date-time of the API in the reader's locale; a dash for none. */
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
-/** Words of an API name (`audio_artifacts` -> `audio artifacts`). */
-export function words(name: string): string {
-  return name.replace(/_/g, ' ');
 }

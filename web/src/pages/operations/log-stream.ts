@@ -6,7 +6,11 @@
 import { request } from '../../lib/api.js';
 import { credentialHeaders } from '../../lib/credentials.js';
 
-/** A log record as the stream sends it (JSON of the facade's logger). */
+/**
+ * A log record as the stream sends it (JSON of the facade's logger). Not generated: the document
+ * names these fields in the operation's prose only, since OpenAPI 3.1 gives an event stream's
+ * events no schema; any other field of the line comes along.
+ */
 export interface LogRecord {
   readonly time?: string;
   readonly level?: string;

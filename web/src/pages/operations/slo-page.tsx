@@ -8,7 +8,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { messageFor } from '../../lib/messages.js';
 import { Chart, type ChartSeries } from './chart.js';
-import { burn, count, millis, percent, when, windowName } from './format.js';
+import { burn, count, millis, percent, windowName } from './format.js';
+import { when } from '../../lib/format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { sloAlerts, sloDashboard, type SloAlerts, type SloDashboard, type SloSeriesPoint } from './ops-api.js';
 

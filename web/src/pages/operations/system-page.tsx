@@ -6,10 +6,13 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { messageFor } from '../../lib/messages.js';
-import { bytes, count, decimal, duration, when, words } from './format.js';
+import { bytes, count, decimal, duration } from './format.js';
+import { when, words } from '../../lib/format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { cleanupConfig, runCleanup, systemInfo, type CleanupConfig, type CleanupReport, type SystemInfo } from './ops-api.js';
 import { Fact } from '../../components/fact.js';
+import { OutcomeView, useAction, useOutcome } from '../../components/outcome.js';
+import { Confirm } from '../../components/confirm.js';
 
 /** The system page. */
 export function SystemPage() {
@@ -158,28 +161,17 @@ function Report(props: { report: CleanupReport; title: string; id: string }) {
 function Cleanup(props: { config: CleanupConfig; onRan: () => void }) {
   const { config } = props;
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [report, setReport] = useState<CleanupReport | null>(null);
-  const [done, setDone] = useState('');
-  const [error, setError] = useState('');
-  const run = (): void => {
-    setBusy(true);
-    setError('');
-    setDone('');
-    runCleanup().then(
-      (r) => {
-        setBusy(false);
-        setConfirming(false);
-        setReport(r);
-        setDone(`Cleanup done: ${count(r.removed_total)} removed.`);
-        props.onRan();
-      },
-      (err: unknown) => {
-        setBusy(false);
-        setError(messageFor(err));
-      },
-    );
-  };
+  const [outcome, control] = useOutcome();
+  const [busy, run] = useAction(control);
+  const clean = () =>
+    run(async () => {
+      const r = await runCleanup();
+      setConfirming(false);
+      setReport(r);
+      props.onRan();
+      return `Cleanup done: ${count(r.removed_total)} removed.`;
+    });
   return (
     <section class="card" aria-labelledby="sys-cleanup">
       <h2 id="sys-cleanup">Retention and cleanup</h2>
@@ -209,17 +201,14 @@ function Cleanup(props: { config: CleanupConfig; onRan: () => void }) {
         </table>
       </div>
       {confirming ? (
-        <div class="ops-confirm" role="group" aria-labelledby="cleanup-confirm-text">
-          <p id="cleanup-confirm-text">Delete now every item older than its retention? This cannot be undone (the API has no dry run).</p>
-          <div class="actions">
-            <button type="button" onClick={run} disabled={busy}>
-              {busy ? 'Cleaning up…' : 'Yes, run the cleanup'}
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirming(false)} disabled={busy}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <Confirm
+          id="cleanup-confirm-text"
+          question="Delete now every item older than its retention? This cannot be undone (the API has no dry run)."
+          yes={busy ? 'Cleaning up…' : 'Yes, run the cleanup'}
+          busy={busy}
+          onYes={() => void clean()}
+          onNo={() => setConfirming(false)}
+        />
       ) : (
         <div class="actions">
           <button type="button" onClick={() => setConfirming(true)}>
@@ -227,10 +216,7 @@ function Cleanup(props: { config: CleanupConfig; onRan: () => void }) {
           </button>
         </div>
       )}
-      <p role="status" class="ok">
-        {done}
-      </p>
-      <ErrorLine message={error} />
+      <OutcomeView outcome={outcome} />
       {report ? <Report report={report} title="This run" id="cleanup-report" /> : config.last_run ? <Report report={config.last_run} title="Last run" id="cleanup-last" /> : <p class="hint">No run yet since the facade started.</p>}
     </section>
   );

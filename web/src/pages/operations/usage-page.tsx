@@ -6,7 +6,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { messageFor } from '../../lib/messages.js';
 import { Chart } from './chart.js';
-import { count, decimal, words } from './format.js';
+import { count, decimal } from './format.js';
+import { words } from '../../lib/format.js';
 import { ErrorLine, OpsFrame } from './ops-frame.js';
 import { costDashboard, usageSummary, type CostDashboard, type UsageSummary } from './ops-api.js';
 import { Fact } from '../../components/fact.js';

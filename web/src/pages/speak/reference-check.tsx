@@ -1,18 +1,16 @@
 /** The result of POST /api/reference/validate in words: passed or not, each failed check and warning, the transcript. */
 import type { ReferenceValidation } from '../../lib/api.js';
 
+/** A guideline check a clip can fail (its stable code). */
+type FailedCheck = ReferenceValidation['failed_checks'][number];
+
 /** Each guideline check a clip can fail, in words. */
-const FAILED_CHECK: Readonly<Record<string, string>> = {
+const FAILED_CHECK: Readonly<Record<FailedCheck, string>> = {
   TOO_SHORT: 'The clip is too short: record at least 3 seconds of speech.',
   TOO_LONG: 'The clip is too long: keep it to 10 seconds at most.',
   NOT_MONO: 'The clip is not mono: record or export one channel.',
   LOW_SAMPLE_RATE: 'The sample rate is too low: use at least 16 kHz.',
 };
-
-/** The words for a failed check (its code when it is a new one). */
-export function failedCheckText(code: string): string {
-  return FAILED_CHECK[code] ?? code;
-}
 
 /** The validation of a clip, for the person who sent it. */
 export function ReferenceCheck({ result, transcriptionUnavailable = false }: { result: ReferenceValidation; transcriptionUnavailable?: boolean }) {
@@ -28,7 +26,7 @@ export function ReferenceCheck({ result, transcriptionUnavailable = false }: { r
           <ul class="failed-checks">
             {result.failed_checks.map((c) => (
               <li key={c} data-code={c}>
-                {failedCheckText(c)}
+                {FAILED_CHECK[c]}
               </li>
             ))}
           </ul>

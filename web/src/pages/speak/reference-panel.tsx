@@ -8,6 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, request, type AnalysisFeatures, type ReferenceValidation, type Terms } from '../../lib/api.js';
 import { messageFor } from '../../lib/messages.js';
+import type { Schema } from '../../lib/schema.js';
 import { KeyGate } from '../../components/key-gate.js';
 import { ReferenceCheck } from './reference-check.js';
 import { canRecord, useRecorder } from './use-recorder.js';
@@ -114,7 +115,7 @@ function Panel({ auth, canSpeak, onSpeak, analysis }: ReferencePanelProps & { au
     setError('');
     try {
       // Consent rests on the terms: record that this identity accepts the current version.
-      await request('POST', '/api/compliance/terms/accept', { auth, json: { version: terms.version } });
+      await request('POST', '/api/compliance/terms/accept', { auth, json: { version: terms.version } satisfies Schema<'TermsAcceptRequest'> });
       onSpeak(result.reference_id);
     } catch (err) {
       setError(messageFor(err));

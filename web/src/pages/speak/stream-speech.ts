@@ -5,15 +5,12 @@
  * playback started and when the response ended (`data-playing-at`, `data-response-done-at`, in
  * performance.now() milliseconds).
  */
-import { ApiError } from '../../lib/api.js';
+import { apiErrorOf, type ApiError } from '../../lib/api.js';
+import type { Schema } from '../../lib/schema.js';
 import { credentialHeaders, forgetRejected } from '../../lib/credentials.js';
 
 /** What a stream asks for (the OpenAI speech request's fields the page sets). */
-export interface StreamRequest {
-  readonly input: string;
-  readonly voice: string;
-  readonly speed: number;
-}
+export type StreamRequest = Pick<Schema<'SpeechRequest'>, 'input' | 'voice' | 'speed'>;
 
 /** The rate limit a response reports (RateLimit-* headers), when it does. */
 export interface RateLimitHeaders {
@@ -37,14 +34,13 @@ async function streamError(res: Response): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
   let message = res.statusText;
   try {
-    const body = (await res.json()) as { error?: { message?: string; platform_code?: string } };
+    const body = (await res.json()) as Partial<Schema<'OpenAIError'>>;
     if (body.error?.platform_code) code = body.error.platform_code;
     if (body.error?.message) message = body.error.message;
   } catch {
     // Not JSON: keep the status.
   }
-  const retry = Number(res.headers.get('retry-after'));
-  return new ApiError(res.status, code, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  return apiErrorOf(res, code, message);
 }
 
 function waitUpdate(buffer: SourceBuffer): Promise<void> {
@@ -71,7 +67,7 @@ export async function streamSpeech(audio: HTMLAudioElement, req: StreamRequest, 
   const res = await fetch('/v1/audio/speech', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: MP3, ...credentialHeaders('apiKey') },
-    body: JSON.stringify({ model: 'tts-1', input: req.input, voice: req.voice, response_format: 'mp3', speed: req.speed, stream_format: 'audio' }),
+    body: JSON.stringify({ model: 'tts-1', input: req.input, voice: req.voice, response_format: 'mp3', speed: req.speed, stream_format: 'audio' } satisfies Schema<'SpeechRequest'>),
     signal,
   });
   if (res.status === 401) forgetRejected('apiKey');

@@ -7,17 +7,19 @@
  * session may apply one of its presets (`/?preset=<preset_id>`); an API key may also stream the
  * speech, played while it arrives.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { getJson, request, type AnalysisFeatures, type CallerLimits, type Voice, type WebConfig } from '../../lib/api.js';
+import type { Schema } from '../../lib/schema.js';
 import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
 import { ForgetKey } from '../../components/key-gate.js';
+import { VoiceOptions } from '../../components/voice-options.js';
 import { Waveform } from '../../components/waveform.js';
 import { ReferencePanel } from './reference-panel.js';
 import { canStream, streamSpeech } from './stream-speech.js';
 import { usePreset } from './use-preset.js';
-import { runWebJob, type WebJobAuth } from './web-jobs.js';
+import { runWebJob, type WebJobAuth, type WebJobForm } from './web-jobs.js';
 
 type Phase = 'idle' | 'verifying' | 'queued' | 'running' | 'streaming' | 'done' | 'error';
 
@@ -26,15 +28,6 @@ interface Result { readonly audioUrl: string; readonly downloadName: string; rea
 /** Formats a browser plays (raw PCM is for programs). */
 const PLAYABLE = ['wav', 'mp3', 'opus', 'aac', 'flac'];
 const EXTENSION: Readonly<Record<string, string>> = { wav: 'wav', mp3: 'mp3', opus: 'ogg', aac: 'm4a', flac: 'flac' };
-
-function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
-  const groups = new Map<string, Voice[]>();
-  for (const v of voices) {
-    const key = `${v.engine} · ${v.language || 'any language'}`;
-    groups.set(key, [...(groups.get(key) ?? []), v]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
-}
 
 /** The public text-to-speech page (route `/`). */
 export function TtsPage() {
@@ -50,7 +43,7 @@ export function TtsPage() {
   const [text, setText] = useState('');
   const [voice, setVoice] = useState('');
   const [speed, setSpeed] = useState(1);
-  const [format, setFormat] = useState('wav');
+  const [format, setFormat] = useState<Schema<'AudioFormat'>>('wav');
   const [phase, setPhase] = useState<Phase>('idle');
   const [progress, setProgress] = useState(0);
   const [error, setError] = useState('');
@@ -65,12 +58,12 @@ export function TtsPage() {
 
   // What the server's analysis can do: the reference panel offers cloning only when it works.
   useEffect(() => {
-    getJson<{ analysis?: AnalysisFeatures }>('/api/capabilities').then((c) => setAnalysis(c.analysis), () => setAnalysis(undefined));
+    getJson<Schema<'CapabilitiesResponse'>>('/api/capabilities').then((c) => setAnalysis(c.analysis), () => setAnalysis(undefined));
   }, []);
 
   useEffect(() => {
     setOwn(undefined);
-    request<{ caller_limits: CallerLimits }>('GET', '/api/web/config', { auth }).then(({ body }) => setOwn(body.caller_limits), (err: unknown) => setError(messageFor(err)));
+    request<WebConfig>('GET', '/api/web/config', { auth }).then(({ body }) => setOwn(body.caller_limits), (err: unknown) => setError(messageFor(err)));
   }, [auth, creds.studioToken, creds.apiKey]);
 
   useEffect(() => {
@@ -78,7 +71,7 @@ export function TtsPage() {
     // Voices appear as the inference nodes load them: until one is there, ask again.
     const load = async (): Promise<void> => {
       try {
-        const [c, v] = await Promise.all([getJson<WebConfig>('/api/web/config'), getJson<{ voices: Voice[]; default_voice: string }>('/v1/audio/voices')]);
+        const [c, v] = await Promise.all([getJson<WebConfig>('/api/web/config'), getJson<Schema<'VoiceList'>>('/v1/audio/voices')]);
         if (stopped) return;
         setConfig(c);
         if (v.voices.length === 0) {
@@ -106,10 +99,10 @@ export function TtsPage() {
     applied.current = preset.preset_id;
     if (preset.voice && voices.some((v) => v.id === preset.voice)) setVoice(preset.voice);
     if (preset.speed !== null) setSpeed(preset.speed);
-    if (preset.format && (config?.formats ?? ['wav']).includes(preset.format)) setFormat(preset.format);
+    const presetFormat = (config?.formats ?? ['wav']).find((f) => f === preset.format);
+    if (presetFormat) setFormat(presetFormat);
   }, [preset, voices, config]);
 
-  const grouped = useMemo(() => groupVoices(voices), [voices]);
   const formats = (config?.formats ?? ['wav']).filter((f) => PLAYABLE.includes(f));
   const speedRange = config?.speed ?? { min: 0.25, max: 4, default: 1 };
   const limit = own?.max_text_chars ?? 0;
@@ -190,7 +183,7 @@ export function TtsPage() {
     }
   }
 
-  async function run(fields: Record<string, string>) {
+  async function run(fields: WebJobForm) {
     setError('');
     setResult(undefined);
     setProgress(0);
@@ -257,16 +250,7 @@ export function TtsPage() {
         <label for="voice">Voice</label>
         <select id="voice" name="voice" value={voice} onChange={(e) => chooseVoice(e.currentTarget.value)} aria-busy={voices.length === 0}>
           {voices.length === 0 && <option value="">Loading voices…</option>}
-          {grouped.map(([group, list]) => (
-            <optgroup key={group} label={group}>
-              {list.map((v) => (
-                <option key={v.id} value={v.id}>
-                  {v.name}
-                  {v.gender && v.gender !== 'unknown' ? ` (${v.gender})` : ''}
-                </option>
-              ))}
-            </optgroup>
-          ))}
+          <VoiceOptions voices={voices} />
         </select>
         <div class="preview">
           <button type="button" class="secondary" onClick={() => void preview()} disabled={voice === '' || busy || previewing} aria-describedby="voice">
@@ -283,7 +267,7 @@ export function TtsPage() {
           </div>
           <div class="field">
             <label for="format">Format</label>
-            <select id="format" name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+            <select id="format" name="format" value={format} onChange={(e) => setFormat(formats.find((f) => f === e.currentTarget.value) ?? format)}>
               {formats.map((f) => (
                 <option key={f} value={f}>
                   {f.toUpperCase()}

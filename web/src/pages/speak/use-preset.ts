@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, request, type StudioPreset } from '../../lib/api.js';
+import type { Schema } from '../../lib/schema.js';
 import { messageFor } from '../../lib/messages.js';
 
 /** Where the preset stands: none asked, a studio sign-in needed, loading, loaded, or failed. */
@@ -22,7 +23,7 @@ export function usePreset(presetId: string | undefined, studioToken: string | un
     if (!studioToken) return setState({ kind: 'needs-session' });
     let stopped = false;
     setState({ kind: 'loading' });
-    request<{ data: StudioPreset[] }>('GET', '/api/studio/presets?limit=500', { auth: 'studio' })
+    request<Schema<'StudioPresetList'>>('GET', '/api/studio/presets?limit=500', { auth: 'studio' })
       .then(({ body }) => {
         const preset = body.data.find((p) => p.preset_id === presetId);
         if (!preset) throw new ApiError(404, 'STUDIO_PRESET_NOT_FOUND', 'The preset does not exist.', undefined);

@@ -5,6 +5,10 @@
  */
 import { ApiError, getJson, postForm, request, type JobEventsPage, type WebJobCreated } from '../../lib/api.js';
 import { dropPass, ensurePass } from '../../lib/challenge.js';
+import type { Schema } from '../../lib/schema.js';
+
+/** The form of POST /api/web/jobs/tts. */
+export type WebJobForm = Schema<'WebJobForm'>;
 
 /** What a running web job reports. */
 export interface WebJobProgress {
@@ -18,7 +22,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Who submits a web job: the anonymous visitor (browser check), the studio session or the API key. */
 export type WebJobAuth = 'none' | 'studio' | 'apiKey';
 
-async function submit(fields: Record<string, string>, progress: WebJobProgress, auth: WebJobAuth): Promise<WebJobCreated> {
+async function submit(fields: WebJobForm, progress: WebJobProgress, auth: WebJobAuth): Promise<WebJobCreated> {
   if (auth !== 'none') return (await request<WebJobCreated>('POST', '/api/web/jobs/tts', { auth, form: fields })).body;
   progress.onVerifying();
   await ensurePass();
@@ -63,7 +67,7 @@ async function eventsAfter(created: WebJobCreated, after: number): Promise<JobEv
  * Polls after `pollMs`, then less often (x1.5 per poll, at most every 2 s), so a long job costs its
  * address about 30 calls a minute of the job-token limit (300).
  */
-export async function runWebJob(fields: Record<string, string>, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<WebJobDone> {
+export async function runWebJob(fields: WebJobForm, progress: WebJobProgress, pollMs = 500, auth: WebJobAuth = 'none'): Promise<WebJobDone> {
   const created = await submit(fields, progress, auth);
   progress.onQueued(created);
   let after = 0;
@@ -73,7 +77,7 @@ export async function runWebJob(fields: Record<string, string>, progress: WebJob
     for (const ev of page.events) {
       after = Math.max(after, ev.event_id);
       if (ev.kind === 'running' || ev.kind === 'completed') progress.onRunning(ev.progress);
-      if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', ev.error_message ?? 'The job failed.', undefined);
+      if (ev.kind === 'failed' || ev.kind === 'cancelled') throw new ApiError(500, ev.error_code ?? 'JOB_FAILED', 'The job failed.', undefined);
     }
     if (page.done) break;
     await sleep(pause);

@@ -1,24 +1,17 @@
 /** The sign-in forms of the account page: continue as a guest, register (or turn the guest into an account), log in. */
 import { useState } from 'preact/hooks';
 import { logIn, register, startGuest } from './studio-api.js';
-import type { OutcomeControl } from '../../components/outcome.js';
+import { useAction, type OutcomeControl } from '../../components/outcome.js';
 
 /** "Continue as a guest": a guest session with no account. */
 export function GuestStart(props: { outcome: OutcomeControl; label?: string; onDone?: () => void }) {
-  const [busy, setBusy] = useState(false);
-  async function start() {
-    setBusy(true);
-    props.outcome.clear();
-    try {
+  const [busy, run] = useAction(props.outcome);
+  const start = () =>
+    run(async () => {
       await startGuest();
-      props.outcome.ok('You continue as a guest.');
       props.onDone?.();
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return 'You continue as a guest.';
+    });
   return (
     <button type="button" onClick={() => void start()} disabled={busy}>
       {props.label ?? 'Continue as a guest'}
@@ -31,23 +24,16 @@ export function RegisterForm(props: { outcome: OutcomeControl; upgrade: boolean;
   const [username, setUsername] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  async function submit(e: Event) {
+  const [busy, run] = useAction(props.outcome);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    props.outcome.clear();
-    try {
-      const fields = { password, ...(username.trim() ? { username: username.trim() } : {}), ...(email.trim() ? { email: email.trim() } : {}) };
-      const session = await register(fields);
+    return run(async () => {
+      const session = await register({ password, ...(username.trim() ? { username: username.trim() } : {}), ...(email.trim() ? { email: email.trim() } : {}) });
       setPassword('');
-      props.outcome.ok(`Registered as ${session.user.username ?? session.user.email ?? 'a new account'}; you are signed in.`);
       props.onDone();
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return `Registered as ${session.user.username ?? session.user.email ?? 'a new account'}; you are signed in.`;
+    });
+  };
   return (
     <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="register-title">
       <h2 id="register-title">{props.upgrade ? 'Register this guest account' : 'Register'}</h2>
@@ -83,22 +69,16 @@ export function RegisterForm(props: { outcome: OutcomeControl; upgrade: boolean;
 export function LoginForm(props: { outcome: OutcomeControl; onDone: () => void }) {
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  async function submit(e: Event) {
+  const [busy, run] = useAction(props.outcome);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    props.outcome.clear();
-    try {
+    return run(async () => {
       const session = await logIn(login.trim(), password);
       setPassword('');
-      props.outcome.ok(`Logged in as ${session.user.username ?? session.user.email ?? login}.`);
       props.onDone();
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return `Logged in as ${session.user.username ?? session.user.email ?? login}.`;
+    });
+  };
   return (
     <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="login-title">
       <h2 id="login-title">Log in</h2>

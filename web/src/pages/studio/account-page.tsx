@@ -6,8 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCredentials } from '../../lib/credentials.js';
 import { GuestStart, LoginForm, RegisterForm } from './account-forms.js';
-import { count, day, when } from './format.js';
-import { OutcomeView, useOutcome, type OutcomeControl } from '../../components/outcome.js';
+import { count, day, when } from '../../lib/format.js';
+import { OutcomeView, useAction, useOutcome, type OutcomeControl } from '../../components/outcome.js';
 import { StudioFrame } from './studio-frame.js';
 import { getMe, logOut, type StudioMe } from './studio-api.js';
 import { Fact } from '../../components/fact.js';
@@ -45,19 +45,13 @@ function Usage(props: { me: StudioMe }) {
 
 function Profile(props: { me: StudioMe; outcome: OutcomeControl }) {
   const { user } = props.me;
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction(props.outcome);
   const name = user.kind === 'guest' ? 'Guest' : (user.username ?? user.email ?? user.user_id);
-  async function leave() {
-    setBusy(true);
-    try {
+  const leave = () =>
+    run(async () => {
       await logOut();
-      props.outcome.ok('You are logged out.');
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return 'You are logged out.';
+    });
   return (
     <section class="card" aria-labelledby="profile-title">
       <h2 id="profile-title">

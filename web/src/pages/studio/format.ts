@@ -1,23 +1,5 @@
-/** How the studio pages write dates, amounts and the API's reason codes. */
-
-/** A date-time of the API in the reader's locale; a dash when there is none. */
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
-/** A date of the API (no time) in the reader's locale; a dash when there is none. */
-export function day(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString();
-}
-
-/** A whole number with the reader's grouping. */
-export function count(n: number): string {
-  return n.toLocaleString();
-}
+/** How the studio pages write the API's VIP reason codes and statuses (dates and counts: lib/format.ts). */
+import { words } from '../../lib/format.js';
 
 /** The outcome of a VIP request in words (its `reason`). */
 const REASONS: Readonly<Record<string, string>> = {
@@ -38,10 +20,10 @@ const REASONS: Readonly<Record<string, string>> = {
 
 /** Why a VIP request is where it is, in words. */
 export function reasonText(reason: string): string {
-  return REASONS[reason] ?? reason.replace(/_/g, ' ');
+  return REASONS[reason] ?? words(reason);
 }
 
 /** A VIP request status in words. */
 export function statusText(status: string): string {
-  return status === 'pending_review' ? 'Pending review' : status === 'approved' ? 'Approved' : status === 'rejected' ? 'Rejected' : status.replace(/_/g, ' ');
+  return status === 'pending_review' ? 'Pending review' : status === 'approved' ? 'Approved' : status === 'rejected' ? 'Rejected' : words(status);
 }

@@ -2,9 +2,10 @@
  * The preset editor: name, voice (grouped by engine and language), speed, format, a sample text
  * and private notes. Creates a preset, or saves the one being edited.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Voice } from '../../lib/api.js';
-import { groupVoices } from './voices.js';
+import { VoiceOptions } from '../../components/voice-options.js';
+import type { Schema } from '../../lib/schema.js';
 import type { Preset, PresetFields } from './studio-api.js';
 
 /** The formats a preset may name (StudioPresetFields.format); '' leaves the choice to the page. */
@@ -16,7 +17,7 @@ const FORMATS = [
   ['aac', 'AAC'],
   ['flac', 'FLAC'],
   ['pcm', 'Raw PCM'],
-] as const;
+] as const satisfies readonly (readonly ['' | Schema<'AudioFormat'>, string])[];
 
 interface Draft {
   name: string;
@@ -41,11 +42,12 @@ function draftOf(p: Preset | undefined): Draft {
 /** The fields to send; an empty optional field is null (cleared). */
 function fieldsOf(d: Draft): PresetFields {
   const speed = Number(d.speed);
+  const format = FORMATS.find(([value]) => value === d.format)?.[0];
   return {
     name: d.name.trim(),
     voice: d.voice || null,
     speed: d.speed.trim() && Number.isFinite(speed) ? speed : null,
-    format: d.format || null,
+    format: format || null,
     sample_text: d.sample_text.trim() || null,
     notes: d.notes.trim() || null,
   };
@@ -54,7 +56,6 @@ function fieldsOf(d: Draft): PresetFields {
 /** The editor of a new preset (`preset` undefined) or of `preset`. */
 export function PresetForm(props: { preset: Preset | undefined; voices: readonly Voice[]; busy: boolean; onSave: (fields: PresetFields) => void; onCancel: () => void }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(props.preset));
-  const grouped = useMemo(() => groupVoices(props.voices), [props.voices]);
   const set = (k: keyof Draft) => (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [k]: e.currentTarget.value });
   const speed = Number(draft.speed);
   const speedBad = draft.speed.trim() !== '' && !(speed >= 0.25 && speed <= 4);
@@ -79,16 +80,7 @@ export function PresetForm(props: { preset: Preset | undefined; voices: readonly
           <select id="preset-voice" value={draft.voice} onChange={set('voice')} aria-busy={props.voices.length === 0}>
             <option value="">Default voice</option>
             {unknownVoice && <option value={draft.voice}>{draft.voice} (not available now)</option>}
-            {grouped.map(([group, list]) => (
-              <optgroup key={group} label={group}>
-                {list.map((v) => (
-                  <option key={v.id} value={v.id}>
-                    {v.name}
-                    {v.gender ? ` (${v.gender})` : ''}
-                  </option>
-                ))}
-              </optgroup>
-            ))}
+            <VoiceOptions voices={props.voices} />
           </select>
         </div>
         <div class="field">

@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useCredentials } from '../../lib/credentials.js';
-import { OutcomeView, useOutcome } from '../../components/outcome.js';
+import { OutcomeView, useAction, useOutcome } from '../../components/outcome.js';
 import { PresetForm } from './preset-form.js';
 import { ShareLink, shareUrl } from './share-link.js';
 import { SharesTable } from './shares-table.js';
@@ -12,6 +12,7 @@ import { SignedOut, StudioFrame } from './studio-frame.js';
 import { createPreset, deletePreset, listPresets, listShares, revokeShare, sharePreset, updatePreset, type Preset, type PresetFields, type Share } from './studio-api.js';
 import { useVoices } from './voices.js';
 import { Fact } from '../../components/fact.js';
+import { Confirm } from '../../components/confirm.js';
 
 /** How long a new share link lives; 0: until revoked. */
 const EXPIRIES = [
@@ -47,17 +48,16 @@ function PresetItem(props: { preset: Preset; voiceName: string; busy: boolean; c
         )}
       </dl>
       {props.confirming ? (
-        <div class="studio-confirm" role="group" aria-label={`Delete ${p.name}?`}>
-          <p>Delete “{p.name}”? Its share links stop working. This cannot be undone.</p>
-          <div class="actions">
-            <button type="button" class="studio-danger" disabled={props.busy} onClick={props.onDelete}>
-              Delete for good
-            </button>
-            <button type="button" class="secondary" onClick={props.onKeep}>
-              Keep it
-            </button>
-          </div>
-        </div>
+        <Confirm
+          id={`preset-${p.preset_id}-confirm`}
+          question={`Delete “${p.name}”? Its share links stop working. This cannot be undone.`}
+          yes="Delete for good"
+          no="Keep it"
+          danger
+          busy={props.busy}
+          onYes={props.onDelete}
+          onNo={props.onKeep}
+        />
       ) : (
         <div class="actions">
           <a class="button" href={`/?preset=${encodeURIComponent(p.preset_id)}`} aria-label={`Use ${p.name}`}>
@@ -87,8 +87,8 @@ function Presets() {
   const [confirming, setConfirming] = useState('');
   const [expiry, setExpiry] = useState(0);
   const [made, setMade] = useState<{ name: string; url: string } | undefined>();
-  const [busy, setBusy] = useState(false);
   const [outcome, control] = useOutcome();
+  const [busy, run] = useAction(control);
 
   const load = useCallback(async () => {
     try {
@@ -103,18 +103,13 @@ function Presets() {
     void load();
   }, [load]);
 
-  async function act(work: () => Promise<string>) {
-    setBusy(true);
-    try {
+  /** Runs `work`, then reloads the presets and links before saying what it did. */
+  const act = (work: () => Promise<string>) =>
+    run(async () => {
       const done = await work();
       await load();
-      control.ok(done);
-    } catch (err) {
-      control.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return done;
+    });
 
   const save = (fields: PresetFields) =>
     void act(async () => {

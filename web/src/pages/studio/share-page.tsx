@@ -8,8 +8,8 @@ import { useRoute } from 'preact-iso';
 import { ApiError } from '../../lib/api.js';
 import { useCredentials } from '../../lib/credentials.js';
 import { messageFor } from '../../lib/messages.js';
-import { day } from './format.js';
-import { OutcomeView, useOutcome } from '../../components/outcome.js';
+import { day } from '../../lib/format.js';
+import { OutcomeView, useAction, useOutcome } from '../../components/outcome.js';
 import { forkShared, getShared, startGuest, type Preset, type SharedPreset } from './studio-api.js';
 import { useVoices } from './voices.js';
 import { Fact } from '../../components/fact.js';
@@ -28,25 +28,18 @@ function Shared(props: { token: string; shared: SharedPreset }) {
   const { studioToken } = useCredentials();
   const { voices } = useVoices();
   const [outcome, control] = useOutcome();
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction(control);
   const [forked, setForked] = useState<Preset | undefined>();
   const p = props.shared.preset;
   const voice = p.voice ? (voices.find((v) => v.id === p.voice)?.name ?? p.voice) : 'Default voice';
 
-  async function fork(asGuest: boolean) {
-    setBusy(true);
-    control.clear();
-    try {
+  const fork = (asGuest: boolean) =>
+    run(async () => {
       if (asGuest) await startGuest();
       const copy = await forkShared(props.token);
       setForked(copy);
-      control.ok(`“${copy.name}” is now in your presets.`);
-    } catch (err) {
-      control.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return `“${copy.name}” is now in your presets.`;
+    });
 
   return (
     <>

@@ -1,6 +1,6 @@
 /** The caller's share links (active, revoked, expired), newest first, with "Revoke" on active ones. */
 import type { Preset, Share } from './studio-api.js';
-import { when } from './format.js';
+import { when } from '../../lib/format.js';
 
 const STATUS: Readonly<Record<string, string>> = { active: 'Active', revoked: 'Revoked', expired: 'Expired' };
 

@@ -4,122 +4,40 @@
  */
 import { request } from '../../lib/api.js';
 import { setCredential } from '../../lib/credentials.js';
+import type { Schema } from '../../lib/schema.js';
 
-/** A studio account (StudioUser). */
-export interface StudioUser {
-  readonly user_id: string;
-  readonly kind: 'guest' | 'registered' | 'deleted';
-  readonly username: string | null;
-  readonly email: string | null;
-  readonly role: 'user' | 'admin';
-  readonly vip: boolean;
-  readonly vip_until: string | null;
-  readonly created_at: string;
-}
+/** A studio account. */
+export type StudioUser = Schema<'StudioUser'>;
 
-/** A new session (StudioSession); its token is shown only once. */
-export interface StudioSession {
-  readonly token: string;
-  readonly expires_at: string;
-  readonly user: StudioUser;
-}
+/** A new session; its token is shown only once. */
+export type StudioSession = Schema<'StudioSession'>;
 
-/** What the account may synthesize, and how much it used (StudioSynthesisTier). */
-export interface SynthesisTier {
-  readonly tier: 'studio_guest' | 'studio_member' | 'studio_vip';
-  readonly rate_per_minute: number;
-  readonly max_text_length: number;
-  readonly daily_char_quota: number;
-  readonly monthly_char_quota: number;
-  readonly used?: { stage: string; day_characters: number; month_characters: number; day_resets_unix: number; month_resets_unix: number };
-}
+/** GET /api/studio/auth/me: the account, its session, its limits and what it may synthesize. */
+export type StudioMe = Schema<'StudioMe'>;
 
-/** GET /api/studio/auth/me (StudioMe). */
-export interface StudioMe {
-  readonly user: StudioUser;
-  readonly session: { session_id: string; expires_at: string; absolute_expires_at: string };
-  readonly limits: { presets: number; active_shares: number };
-  readonly synthesis: SynthesisTier;
-}
+/** The fields of a new preset. */
+export type PresetFields = Schema<'StudioPresetCreateRequest'>;
 
-/** The fields of a preset a person edits (StudioPresetFields and name). */
-export interface PresetFields {
-  readonly name: string;
-  readonly voice: string | null;
-  readonly speed: number | null;
-  readonly format: string | null;
-  readonly sample_text: string | null;
-  readonly notes: string | null;
-}
+/** A stored preset. */
+export type Preset = Schema<'StudioPreset'>;
 
-/** A stored preset (StudioPreset). */
-export interface Preset extends PresetFields {
-  readonly preset_id: string;
-  readonly engine: string | null;
-  readonly reference_id: string | null;
-  readonly forked_from: { share_id: string } | null;
-  readonly created_at: string;
-  readonly updated_at: string;
-}
+/** A share link of a preset, without its token. */
+export type Share = Schema<'StudioShare'>;
 
-/** A share link of a preset, without its token (StudioShare). */
-export interface Share {
-  readonly share_id: string;
-  readonly preset_id: string;
-  readonly status: 'active' | 'revoked' | 'expired';
-  readonly created_at: string;
-  readonly expires_at: string | null;
-  readonly revoked_at: string | null;
-  readonly fork_count: number;
-}
+/** A share as created, with its token. */
+export type ShareCreated = Schema<'StudioShareCreated'>;
 
-/** A share as created, with its token (StudioShareCreated). */
-export interface ShareCreated extends Share {
-  readonly share_token: string;
-}
+/** GET /api/studio/share/{share_token}: the shared preset and its lexicon, which a fork copies. */
+export type SharedPreset = Schema<'StudioSharedPreset'>;
 
-/** GET /api/studio/share/{share_token} (StudioSharedPreset). */
-export interface SharedPreset {
-  readonly preset: { name: string; voice: string | null; engine: string | null; speed: number | null; format: string | null; sample_text: string | null };
-  /** The preset's pronunciation lexicon (LexiconEntry), which a fork copies. */
-  readonly lexicon: readonly { word: string; ipa: string | null; respelling: string | null; case_sensitive: boolean }[];
-  readonly shared_at: string;
-  readonly expires_at: string | null;
-  readonly fork_count: number;
-}
+/** A VIP plan. */
+export type VipPlan = Schema<'StudioVipPlan'>;
 
-/** A VIP plan (StudioVipPlan). */
-export interface VipPlan {
-  readonly plan_id: string;
-  readonly name: string;
-  readonly price: number;
-  readonly currency: string;
-  readonly days: number;
-}
+/** A VIP request (the caller's view, or an administrator's with the provider's findings). */
+export type VipRequest = Schema<'StudioVipRequest'>;
 
-/** A VIP request of the caller (StudioVipRequest). */
-export interface VipRequest {
-  readonly request_id: string;
-  readonly source: 'slip' | 'manual';
-  readonly plan_id: string;
-  readonly status: 'pending_review' | 'approved' | 'rejected';
-  readonly reason: string;
-  readonly created_at: string;
-  readonly decided_at: string | null;
-  readonly vip_until: string | null;
-}
-
-/** GET /api/studio/vip/info (StudioVipInfo). */
-export interface VipInfo {
-  readonly plans: readonly VipPlan[];
-  readonly payment: { method: string; provider: string | null; automatic: boolean };
-  readonly status: { vip: boolean; vip_until: string | null; kind: string };
-  readonly requests: readonly VipRequest[];
-}
-
-interface List<T> {
-  readonly data: readonly T[];
-}
+/** GET /api/studio/vip/info. */
+export type VipInfo = Schema<'StudioVipInfo'>;
 
 /** Keeps the token of a new session, so the next calls carry it. */
 function keep(session: StudioSession): StudioSession {
@@ -133,13 +51,13 @@ export async function startGuest(): Promise<StudioSession> {
 }
 
 /** POST /api/studio/auth/register: a new account (a guest session, if any, becomes it), kept. */
-export async function register(fields: { username?: string; email?: string; password: string }): Promise<StudioSession> {
+export async function register(fields: Schema<'StudioRegisterRequest'>): Promise<StudioSession> {
   return keep((await request<StudioSession>('POST', '/api/studio/auth/register', { auth: 'studio', json: fields })).body);
 }
 
 /** POST /api/studio/auth/login: a new session, kept. */
 export async function logIn(login: string, password: string): Promise<StudioSession> {
-  return keep((await request<StudioSession>('POST', '/api/studio/auth/login', { json: { login, password } })).body);
+  return keep((await request<StudioSession>('POST', '/api/studio/auth/login', { json: { login, password } satisfies Schema<'StudioLoginRequest'> })).body);
 }
 
 /** POST /api/studio/auth/logout, then forgets the token (also when the session had already ended). */
@@ -158,7 +76,7 @@ export async function getMe(): Promise<StudioMe> {
 
 /** GET /api/studio/presets. */
 export async function listPresets(): Promise<readonly Preset[]> {
-  return (await request<List<Preset>>('GET', '/api/studio/presets', { auth: 'studio' })).body.data;
+  return (await request<Schema<'StudioPresetList'>>('GET', '/api/studio/presets', { auth: 'studio' })).body.data;
 }
 
 /** POST /api/studio/presets. */
@@ -167,7 +85,7 @@ export async function createPreset(fields: PresetFields): Promise<Preset> {
 }
 
 /** PATCH /api/studio/presets/{preset_id}. */
-export async function updatePreset(id: string, fields: PresetFields): Promise<Preset> {
+export async function updatePreset(id: string, fields: Schema<'StudioPresetUpdateRequest'>): Promise<Preset> {
   return (await request<Preset>('PATCH', `/api/studio/presets/${encodeURIComponent(id)}`, { auth: 'studio', json: fields })).body;
 }
 
@@ -178,13 +96,13 @@ export async function deletePreset(id: string): Promise<void> {
 
 /** POST /api/studio/presets/{preset_id}/share: a link until revoked, or for `expiresInSec`. */
 export async function sharePreset(id: string, expiresInSec?: number): Promise<ShareCreated> {
-  const json = expiresInSec ? { expires_in_sec: expiresInSec } : {};
+  const json = (expiresInSec ? { expires_in_sec: expiresInSec } : {}) satisfies Schema<'StudioShareCreateRequest'>;
   return (await request<ShareCreated>('POST', `/api/studio/presets/${encodeURIComponent(id)}/share`, { auth: 'studio', json })).body;
 }
 
 /** GET /api/studio/shares. */
 export async function listShares(): Promise<readonly Share[]> {
-  return (await request<List<Share>>('GET', '/api/studio/shares', { auth: 'studio' })).body.data;
+  return (await request<Schema<'StudioShareList'>>('GET', '/api/studio/shares', { auth: 'studio' })).body.data;
 }
 
 /** DELETE /api/studio/shares/{share_id}. */
@@ -199,7 +117,7 @@ export async function getShared(token: string): Promise<SharedPreset> {
 
 /** POST /api/studio/share/{share_token}/fork: a copy in the caller's presets. */
 export async function forkShared(token: string, name?: string): Promise<Preset> {
-  return (await request<Preset>('POST', `/api/studio/share/${encodeURIComponent(token)}/fork`, { auth: 'studio', json: name ? { name } : {} })).body;
+  return (await request<Preset>('POST', `/api/studio/share/${encodeURIComponent(token)}/fork`, { auth: 'studio', json: (name ? { name } : {}) satisfies Schema<'StudioShareForkRequest'> })).body;
 }
 
 /** GET /api/studio/vip/info. */
@@ -217,5 +135,5 @@ export async function submitSlip(planId: string, slip: File): Promise<VipRequest
 
 /** POST /api/studio/vip/request: a manual request for an administrator. */
 export async function requestVip(planId: string, message: string): Promise<VipRequest> {
-  return (await request<VipRequest>('POST', '/api/studio/vip/request', { auth: 'studio', json: { plan_id: planId, message } })).body;
+  return (await request<VipRequest>('POST', '/api/studio/vip/request', { auth: 'studio', json: { plan_id: planId, message } satisfies Schema<'StudioVipRequestRequest'> })).body;
 }

@@ -1,7 +1,8 @@
 /** The two ways to ask for VIP: a bank-transfer slip checked at once, and a message to an administrator. */
 import { useState } from 'preact/hooks';
-import type { OutcomeControl } from '../../components/outcome.js';
-import { day, reasonText } from './format.js';
+import { useAction, type OutcomeControl } from '../../components/outcome.js';
+import { reasonText } from './format.js';
+import { day } from '../../lib/format.js';
 import { requestVip, submitSlip, type VipPlan, type VipRequest } from './studio-api.js';
 
 function PlanSelect(props: { id: string; plans: readonly VipPlan[]; value: string; onChange: (v: string) => void }) {
@@ -27,24 +28,17 @@ export function slipOutcome(r: VipRequest): string {
 export function SlipForm(props: { plans: readonly VipPlan[]; automatic: boolean; outcome: OutcomeControl; onDone: () => void }) {
   const [plan, setPlan] = useState(props.plans[0]?.plan_id ?? '');
   const [file, setFile] = useState<File | undefined>();
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction(props.outcome);
   const [result, setResult] = useState('');
-  async function submit(e: Event) {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!file) return;
-    setBusy(true);
     setResult('');
-    props.outcome.clear();
-    try {
-      const r = await submitSlip(plan, file);
-      setResult(slipOutcome(r));
+    return run(async () => {
+      setResult(slipOutcome(await submitSlip(plan, file)));
       props.onDone();
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
+  };
   return (
     <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="slip-title">
       <h2 id="slip-title">Pay by bank transfer</h2>
@@ -72,22 +66,16 @@ export function SlipForm(props: { plans: readonly VipPlan[]; automatic: boolean;
 export function ManualRequestForm(props: { plans: readonly VipPlan[]; outcome: OutcomeControl; onDone: () => void }) {
   const [plan, setPlan] = useState(props.plans[0]?.plan_id ?? '');
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
-  async function submit(e: Event) {
+  const [busy, run] = useAction(props.outcome);
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    props.outcome.clear();
-    try {
+    return run(async () => {
       await requestVip(plan, message.trim());
       setMessage('');
-      props.outcome.ok('Your request was sent; it is pending review by an administrator.');
       props.onDone();
-    } catch (err) {
-      props.outcome.fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+      return 'Your request was sent; it is pending review by an administrator.';
+    });
+  };
   return (
     <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="manual-title">
       <h2 id="manual-title">Ask an administrator</h2>

@@ -5,7 +5,8 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useCredentials } from '../../lib/credentials.js';
-import { day, reasonText, statusText, when } from './format.js';
+import { reasonText, statusText } from './format.js';
+import { day, when } from '../../lib/format.js';
 import { OutcomeView, useOutcome } from '../../components/outcome.js';
 import { SignedOut, StudioFrame } from './studio-frame.js';
 import { getVipInfo, type VipInfo } from './studio-api.js';

@@ -1,16 +1,7 @@
-/** The platform's voices for the preset editor, grouped by engine and language like the public page. */
+/** The platform's voices for the preset editor. */
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, type Voice } from '../../lib/api.js';
-
-/** Voices grouped under "engine · language", groups sorted. */
-export function groupVoices(voices: readonly Voice[]): [string, Voice[]][] {
-  const groups = new Map<string, Voice[]>();
-  for (const v of voices) {
-    const key = `${v.engine} · ${v.language || 'any language'}`;
-    groups.set(key, [...(groups.get(key) ?? []), v]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
-}
+import type { Schema } from '../../lib/schema.js';
 
 /** The voices (GET /v1/audio/voices), asked again every few seconds until a node serves some. */
 export function useVoices(): { voices: readonly Voice[]; defaultVoice: string } {
@@ -20,7 +11,7 @@ export function useVoices(): { voices: readonly Voice[]; defaultVoice: string } 
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async (): Promise<void> => {
       try {
-        const v = await getJson<{ voices: Voice[]; default_voice: string }>('/v1/audio/voices');
+        const v = await getJson<Schema<'VoiceList'>>('/v1/audio/voices');
         if (stopped) return;
         if (v.voices.length > 0) {
           setState({ voices: v.voices, defaultVoice: v.default_voice });
