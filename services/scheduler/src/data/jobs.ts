@@ -12,12 +12,6 @@ import type { Database, SqlParam } from '@tts/common/data';
 /** States of a job. */
 export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'failed' | 'cancelled';
 
-/** States a job never leaves. */
-export const TERMINAL_JOB_STATES: readonly JobState[] = ['completed', 'failed', 'cancelled'];
-
-/** States in which a job waits to be dispatched. */
-export const WAITING_JOB_STATES: readonly JobState[] = ['queued', 'retrying'];
-
 /** Who owns a job: an API key (owner id = key id), a web session/subject, or a studio user (owner id = user id). */
 export type JobOwnerKind = 'api_key' | 'web' | 'studio';
 

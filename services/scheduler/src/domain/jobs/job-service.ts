@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { ReadStream } from 'node:fs';
 import { openDatabase, type Database } from '@tts/common/data';
 import {
-  TERMINAL_JOB_STATES,
   JobRepository,
   type JobEventRecord,
   type JobOwnerKind,
@@ -88,11 +87,6 @@ interface OpenStore {
   readonly artifacts: ArtifactStore;
   readonly dispatcher: Dispatcher;
   close(graceMs: number): Promise<void>;
-}
-
-/** Terminal states, as a predicate. */
-export function isTerminal(state: JobState): boolean {
-  return TERMINAL_JOB_STATES.includes(state);
 }
 
 const SPEED = SPEED_RANGE;
