@@ -30,7 +30,7 @@ import { requiredEngine, type PlacementPolicy } from '../routing.js';
 import { ArtifactStore } from './artifacts.js';
 import { ApiKeyReader, type ApiKeyRefusal, type VerifiedApiKey } from '../../data/api-keys.js';
 import { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
-import { Dispatcher } from './dispatcher.js';
+import { Dispatcher, type NodeSynthesize } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
 import { PRIORITY_LEVELS, priorityOfTier } from './priorities.js';
 import { encodeQueuedJob } from './queue-items.js';
@@ -78,6 +78,8 @@ export interface JobServiceOptions {
   readonly database?: Database;
   /** A key-value store to use instead of opening one (not closed by the service). */
   readonly kv?: Kv;
+  /** How the dispatcher reaches the nodes. @default gRPC (the node's unary Synthesize) */
+  readonly synthesize?: NodeSynthesize;
 }
 
 interface OpenStore {
@@ -300,6 +302,7 @@ export class JobService {
         pollMs: c.queuePollMs,
         leaseMs: c.queueLeaseMs,
         watchdogMs: Math.max(50, Math.min(c.heartbeatMs, 1000) / 2),
+        synthesize: this.o.synthesize,
       });
       await dispatcher.start();
       logger.info('jobs ready', { database: database.kind, queue: queue.backend, consumer: c.schedulerId });
