@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { TtsError } from '@tts/common';
@@ -23,7 +22,7 @@ import { Dispatcher } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
 import { PRIORITY_LEVELS, priorityOfTier } from './priorities.js';
 import { encodeQueuedJob } from './queue-items.js';
-import { FakeNodes, TestClock, newJob, recordingLogger, specOf, stateReached } from './testing.js';
+import { FakeNodes, TestClock, jobTestStorage, newJob, recordingLogger, specOf, stateReached } from './testing.js';
 
 const backend = databaseBackends().find((b) => b.name === 'pglite')!;
 after(() => backend.close());
@@ -51,13 +50,7 @@ interface Rig {
 }
 
 async function rig(t: TestContext, nodes: Record<string, NodeStatusFixture>, artifacts?: (dataDir: string) => ArtifactStore): Promise<Rig> {
-  const cleanups: (() => Promise<void>)[] = [];
-  t.after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
-  const database = await backend.open({ after: (fn) => cleanups.push(fn) });
-  const dataDir = await mkdtemp(join(tmpdir(), 'tts-dispatcher-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const { database, dataDir, cleanup } = await jobTestStorage(t, backend);
   const clock = new TestClock();
   const membership = new Membership(NODE_TIMEOUT_MS, clock.now);
   for (const [nodeId, o] of Object.entries(nodes)) membership.register(nodeStatusFixture(nodeId, o));
@@ -85,7 +78,7 @@ async function rig(t: TestContext, nodes: Record<string, NodeStatusFixture>, art
     now: clock.now,
   });
   await dispatcher.start();
-  cleanups.push(() => dispatcher.stop(0));
+  cleanup(() => dispatcher.stop(0));
   return {
     dispatcher,
     repo,

@@ -4,8 +4,7 @@
  * repository on an embedded PGlite, the in-process queue and fake nodes (testing.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { after, describe, it, type TestContext } from 'node:test';
@@ -17,7 +16,7 @@ import { loadSchedulerConfig } from '../../config.js';
 import { Membership } from '../membership.js';
 import { createPlacementPolicy } from '../routing.js';
 import { JobService, type SubmitJobInput } from './job-service.js';
-import { FakeNodes, recordingLogger, specOf, stateReached } from './testing.js';
+import { FakeNodes, jobTestStorage, recordingLogger, specOf, stateReached } from './testing.js';
 
 const backend = databaseBackends().find((b) => b.name === 'pglite')!;
 after(() => backend.close());
@@ -36,13 +35,7 @@ interface Rig {
 
 /** A started job service over `nodes` (none: no node known yet), configured by `env`. */
 async function rig(t: TestContext, nodes: Record<string, NodeStatusFixture> = {}, env: Record<string, string> = {}): Promise<Rig> {
-  const cleanups: (() => Promise<void>)[] = [];
-  t.after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
-  const database = await backend.open({ after: (fn) => cleanups.push(fn) });
-  const dataDir = await mkdtemp(join(tmpdir(), 'tts-job-service-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const { database, dataDir, cleanup } = await jobTestStorage(t, backend);
   // Nodes stay healthy for the whole test: heart-beating is the dispatcher spec's concern.
   const membership = new Membership(3_600_000);
   for (const [nodeId, o] of Object.entries(nodes)) membership.register(nodeStatusFixture(nodeId, o));
@@ -56,7 +49,7 @@ async function rig(t: TestContext, nodes: Record<string, NodeStatusFixture> = {}
     kv: new MemoryKv({ prefix: 'test' }),
     synthesize: fakeNodes.synthesize,
   });
-  cleanups.push(() => jobs.close(0));
+  cleanup(() => jobs.close(0));
   return {
     jobs,
     nodes: fakeNodes,

@@ -3,9 +3,16 @@
  * talks to — inference nodes that answer `Synthesize` when the test says so, a clock, a logger that
  * keeps its lines — and a wait for a job's next state that follows the job's notifications.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { TtsError, type Logger } from '@tts/common';
+import type { Database } from '@tts/common/data';
+import type { TestDatabaseBackend } from '@tts/common/testing';
 import { AudioEncoding, type SynthesizeRequest, type SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobSpecFields, JobState, NewJob } from '../../data/jobs.js';
+import { jobSpecFixture, newJobFixture } from '../../data/testing.js';
 import type { NodeSynthesize } from './dispatcher.js';
 import type { JobNotifier } from './job-events.js';
 
@@ -103,38 +110,35 @@ export function recordingLogger(): Logger & { readonly lines: string[] } {
   return logger;
 }
 
-/** A job spec of `characters` characters for `voice` (WAV, default speed). */
+/** A job spec of `characters` characters for `voice` (a voice of `nodeStatusFixture`'s nodes). */
 export function specOf(characters: number, voice = 'flite:v'): JobSpecFields {
-  return {
-    text: 'x'.repeat(characters),
-    voice,
-    engine: '',
-    speed: 0,
-    format: 'wav',
-    sampleRate: 0,
-    language: '',
-    mode: 'auto',
-    consentConfirmed: true,
-    instructions: '',
-    rawText: false,
-  };
+  return jobSpecFixture({ text: 'x'.repeat(characters), voice });
 }
 
-let jobs = 0;
-
-/** A job to record: `characters` characters, priority 1 (pro), two attempts; `overrides` change any field. */
+/** A job to record of `characters` characters for flite:v (see `newJobFixture`); `overrides` change any field. */
 export function newJob(characters: number, overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    jobId: `job_${++jobs}`,
-    ownerId: 'key_1',
-    ownerKind: 'api_key',
-    tier: 'pro',
-    priority: 1,
-    requestId: null,
-    maxAttempts: 2,
-    spec: specOf(characters),
-    ...overrides,
-  };
+  return newJobFixture({ spec: specOf(characters), ...overrides });
+}
+
+/** What a test's jobs are stored in: a fresh schema and data directory, removed when the test ends. */
+export interface JobTestStorage {
+  readonly database: Database;
+  /** The scheduler's data directory (artifacts). */
+  readonly dataDir: string;
+  /** Runs `fn` when the test ends, before what was added earlier (the storage last). */
+  cleanup(fn: () => Promise<void>): void;
+}
+
+/** Opens a test's job storage on `backend` (a fresh migrated schema) and a temporary data directory. */
+export async function jobTestStorage(t: TestContext, backend: TestDatabaseBackend): Promise<JobTestStorage> {
+  const cleanups: (() => Promise<void>)[] = [];
+  t.after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  const database = await backend.open({ after: (fn) => cleanups.push(fn) });
+  const dataDir = await mkdtemp(join(tmpdir(), 'tts-scheduler-jobs-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  return { database, dataDir, cleanup: (fn) => void cleanups.push(fn) };
 }
 
 /**
