@@ -355,31 +355,27 @@ WITH j AS (
 )
 SELECT * FROM j`;
 
-// A failed attempt: back to the queue (retrying) while attempts remain, else failed.
-const RETRY_SQL = `
+/**
+ * Ends the running attempt of the jobs `where` selects: back to the queue (retrying) while attempts
+ * remain, else failed, with the error code and message of parameters `code` and `message`.
+ */
+const retryOrFailSql = (where: string, code: string, message: string): string => `
 WITH j AS (
   UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
                   finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $3::text, error_message = $4::text, runner = NULL,
+                  progress = 0, error_code = ${code}::text, error_message = ${message}::text, runner = NULL,
                   updated_at = now(), last_event_id = last_event_id + 1
-  WHERE job_id = $1::text AND state = 'running' AND attempts = $2::integer AND ($5::text IS NULL OR runner = $5::text)
+  WHERE ${where}
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
 SELECT * FROM j`;
 
-// Every running job no live scheduler runs (a scheduler restarted or died): the same rule as RETRY_SQL.
-const REQUEUE_ABANDONED_SQL = `
-WITH j AS (
-  UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
-                  finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $1::text, error_message = $2::text, runner = NULL,
-                  updated_at = now(), last_event_id = last_event_id + 1
-  WHERE state = 'running' AND ${ABANDONED}
-  RETURNING *
-), e AS (${EVENT_FROM_J}
-)
-SELECT * FROM j`;
+// A failed attempt of one job, while it is still that attempt (and, given, that runner's).
+const RETRY_SQL = retryOrFailSql(`job_id = $1::text AND state = 'running' AND attempts = $2::integer AND ($5::text IS NULL OR runner = $5::text)`, '$3', '$4');
+
+// Every running job no live scheduler runs (a scheduler restarted or died).
+const REQUEUE_ABANDONED_SQL = retryOrFailSql(`state = 'running' AND ${ABANDONED}`, '$1', '$2');
 
 const FAIL_SQL = `
 WITH j AS (
