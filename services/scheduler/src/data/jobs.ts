@@ -80,21 +80,13 @@ export interface StoredWordTiming {
   readonly end: number;
 }
 
-/** A job as stored. */
-export interface JobRecord {
-  readonly jobId: string;
-  readonly ownerId: string;
-  readonly ownerKind: JobOwnerKind;
-  readonly tier: string;
-  readonly priority: number;
-  readonly requestId: string | null;
+/** A job as stored: as it was recorded, and where it is now. */
+export interface JobRecord extends NewJob {
   readonly state: JobState;
   readonly progress: number;
   /** Dispatches so far. */
   readonly attempts: number;
-  readonly maxAttempts: number;
   readonly lastEventId: number;
-  readonly spec: JobSpecFields;
   readonly characters: number;
   /** Node of the current or last attempt. */
   readonly nodeId: string | null;
