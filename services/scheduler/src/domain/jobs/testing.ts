@@ -1,7 +1,8 @@
 /**
  * Test support of the job domain (its unit specs only): in-process fakes of what the dispatcher
  * talks to — inference nodes that answer `Synthesize` when the test says so, a clock, a logger that
- * keeps its lines — and a wait for a job's next state that follows the job's notifications.
+ * keeps its lines — a test's job storage, jobs of a given length, and a wait for a job's state that
+ * follows the job's notifications.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
