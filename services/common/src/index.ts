@@ -22,6 +22,7 @@ export { VERSION, SERVICE_NAME } from './version.js';
 export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
 export { payloadHex, watermarkPayloadOf } from './watermark-payload.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
+export { isTerminalJobState } from './job-state.js';
 export { exitWithParent } from './process/parent-watch.js';
 export { SOURCE_CONDITION, SOURCE_EXEC_ARGV, nodeArgsFor } from './process/node-args.js';
 export { runService, type StoppableService } from './process/run-service.js';

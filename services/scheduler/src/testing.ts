@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { Metadata } from '@grpc/grpc-js';
 import {
   JobOwnerKind,
-  JobState,
   type Job,
   type JobEvent,
   type JobResult,
@@ -21,7 +20,7 @@ import {
 import { AudioEncoding, type SpeechSpec } from '@tts/proto/synthesis';
 import { openDatabase, type Database } from '@tts/common/data';
 import { freshSchemaName, TEST_DATABASE_URL, freshPrefix, TEST_REDIS_URL } from '@tts/common/testing';
-import { callUnary, fromServiceError, nodeArgsFor } from '@tts/common';
+import { callUnary, fromServiceError, isTerminalJobState, nodeArgsFor } from '@tts/common';
 import { openKv, type Kv } from '@tts/common/kv';
 import { SCHEDULER_MIGRATIONS } from './data/migrations/index.js';
 
@@ -228,13 +227,6 @@ export async function submitJob(
   return res.job!;
 }
 
-const TERMINAL = new Set([JobState.JOB_STATE_COMPLETED, JobState.JOB_STATE_FAILED, JobState.JOB_STATE_CANCELLED]);
-
-/** True for completed, failed and cancelled. */
-export function isTerminalState(state: JobState): boolean {
-  return TERMINAL.has(state);
-}
-
 /** Polls a job's events (as the facade's events endpoint does) until it is terminal; resolves to every event. */
 export async function pollJobEvents(client: SchedulerClient, jobId: string, timeoutMs = 30_000, onEvent?: (e: JobEvent) => void): Promise<JobEvent[]> {
   const events: JobEvent[] = [];
@@ -251,7 +243,7 @@ export async function pollJobEvents(client: SchedulerClient, jobId: string, time
       events.push(e);
       onEvent?.(e);
     }
-    if (page && isTerminalState(page.state) && (events.at(-1)?.eventId ?? 0) >= page.lastEventId) return events;
+    if (page && isTerminalJobState(page.state) && (events.at(-1)?.eventId ?? 0) >= page.lastEventId) return events;
     if (Date.now() > deadline) throw new Error(`job ${jobId} not finished after ${timeoutMs} ms; events: ${events.map((e) => e.kind).join(', ')}`);
     await new Promise((r) => setTimeout(r, 50));
   }

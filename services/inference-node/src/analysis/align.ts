@@ -16,7 +16,7 @@
  */
 import type { PcmAudio } from '../audio/pcm.js';
 import { rms } from '../audio/dsp.js';
-import { resample } from '../audio/resample.js';
+import { samplesAt } from '../audio/resample.js';
 import type { WordTiming } from '../engines/engine.js';
 
 /** Rate the recognizer runs at, Hz. */
@@ -91,7 +91,7 @@ export async function alignWords(audio: PcmAudio, text: string, recognizer: Gram
   if (tokens.length === 0) return [];
   const tokenWords = tokens.map((t) => grammarWords(t, recognizer));
   const expected = tokenWords.flat();
-  const heard = expected.length === 0 || audio.samples.length === 0 ? [] : await recognizer.recognizeGrammar(resample(audio, ALIGNMENT_RATE).samples, [expected.join(' ')]);
+  const heard = expected.length === 0 || audio.samples.length === 0 ? [] : await recognizer.recognizeGrammar(samplesAt(audio, ALIGNMENT_RATE), [expected.join(' ')]);
   const matchOf = matchWords(expected, heard.map((w) => w.word));
   const spans: ({ start: number; end: number; covered: boolean } | undefined)[] = [];
   let at = 0;

@@ -8,7 +8,7 @@ import { REFERENCE_GUIDELINE, TtsError } from '@tts/common';
 import type { AnalysisWarning, AudioFacts, ReferenceAnalysis, Transcription } from '@tts/proto/analysis';
 import type { AnalysisFeature } from '@tts/proto/synthesis';
 import { open, readFile } from 'node:fs/promises';
-import { checkMediaFormat, declaredWavFormat, decodeWav, decodeWithFfmpeg, probeAudio, resample, wavLayout, type DecodedWav, type PcmAudio, type WavLayout } from '../audio/index.js';
+import { checkMediaFormat, declaredWavFormat, decodeWav, decodeWithFfmpeg, probeAudio, samplesAt, wavLayout, type DecodedWav, type PcmAudio, type WavLayout } from '../audio/index.js';
 import type { SileroVad, SpeechSegment } from '../vad/index.js';
 import type { AlignedWord, AlignOptions } from './align.js';
 import { requireFeature } from './features.js';
@@ -80,7 +80,7 @@ export async function analyzeReference(upload: ReceivedUpload, models: AnalysisM
   const { facts, native } = await decodeUpload(upload, options.maxAnalysisSec, options.signal);
   // Bad input is reported as such (above) even where a model is missing.
   requireFeature(options.features ?? [], 'vad');
-  const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
+  const pcm = samplesAt(native, ANALYSIS_RATE);
   const vad = await models.vad();
   if (!vad) throw new TtsError('ANALYSIS_UNAVAILABLE', 'Voice activity detection (needed to measure the speech in a clip) could not load on this node.');
   const segments: SpeechSegment[] = await vad.segments({ samples: pcm, sampleRate: ANALYSIS_RATE });
@@ -130,7 +130,7 @@ export async function transcribeUpload(upload: ReceivedUpload, models: AnalysisM
   requireFeature(features, 'transcription');
   const speech = await models.speech();
   if (!speech) throw new TtsError('ANALYSIS_UNAVAILABLE', 'No speech recognition model is installed on this node.');
-  const pcm = native.sampleRate === ANALYSIS_RATE ? native.samples : resample(native, ANALYSIS_RATE).samples;
+  const pcm = samplesAt(native, ANALYSIS_RATE);
   return transcribeWith(speech, pcm);
 }
 

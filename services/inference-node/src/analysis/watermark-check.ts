@@ -3,7 +3,7 @@
  */
 import type { WatermarkDetection } from '@tts/proto/analysis';
 import { detectWatermark, PATTERN_RATE } from '../watermark/index.js';
-import { resample } from '../audio/index.js';
+import { samplesAt } from '../audio/index.js';
 import type { AnalysisContext } from './context.js';
 import { decodeUpload } from './reference.js';
 import type { ReceivedUpload } from './upload.js';
@@ -13,7 +13,7 @@ const MAX_DETECT_SEC = 120;
 
 export async function detectWatermarkInUpload(upload: ReceivedUpload, ctx: AnalysisContext, signal: AbortSignal): Promise<WatermarkDetection> {
   const { native } = await decodeUpload(upload, MAX_DETECT_SEC, signal);
-  const pcm = native.sampleRate === PATTERN_RATE ? native.samples : resample(native, PATTERN_RATE).samples;
+  const pcm = samplesAt(native, PATTERN_RATE);
   const match = detectWatermark(pcm, ctx.watermark.all);
   return {
     detected: match.detected,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { TtsError, setLogSink } from '@tts/common';
+import { isTtsError } from '@tts/common/testing';
 import { createEncoder, encodeAudio, type AudioEncoder, type EncoderImplementation } from './encode.js';
 import type { AudioFormat } from '@tts/common/audio';
 import { assertKnownLayout, openAacCodec } from './aac-codec.js';
@@ -39,12 +40,6 @@ function voiceLike(sampleRate: number, sec: number): PcmAudio {
     samples[i] = 0.3 * (0.6 + 0.4 * Math.sin(2 * Math.PI * 4 * t)) * v + 0.01 * (seed / 2 ** 32 - 0.5);
   }
   return { samples, sampleRate };
-}
-
-function isTtsError(error: unknown, code: string): boolean {
-  assert.ok(error instanceof TtsError, `expected TtsError ${code}, got ${String(error)}`);
-  assert.equal(error.code, code);
-  return true;
 }
 
 /** Collects an encoder's output, recording when each chunk arrived. */
@@ -229,7 +224,7 @@ describe('encodeAudio', () => {
   });
 
   it('rejects with TTS_CANCELLED for an aborted signal', async () => {
-    await assert.rejects(encodeAudio(tone(24000), 'mp3', AbortSignal.abort()), (e) => isTtsError(e, 'TTS_CANCELLED'));
+    await assert.rejects(encodeAudio(tone(24000), 'mp3', AbortSignal.abort()), isTtsError('TTS_CANCELLED'));
   });
 });
 
@@ -598,14 +593,14 @@ describe('createEncoder (streaming)', () => {
       // Input may or may not be accepted before the encoder gives up; once it has, every call rejects.
       const writing = encoder.write(tone(24000, 0.5).samples).then(() => encoder.end()).catch(() => undefined);
       await assert.rejects(out.done, (error: unknown) => {
-        assert.ok(isTtsError(error, 'AUDIO_ENCODING_FAILED'));
+        assert.ok(isTtsError('AUDIO_ENCODING_FAILED')(error));
         assert.ok(error instanceof TtsError);
         assert.equal(error.message, 'The audio encoder failed.');
         assert.match(String((error.cause as Error).message), /bit rate/i);
         return true;
       });
       await writing;
-      await assert.rejects(encoder.write(new Float32Array(1)), (e) => isTtsError(e, 'AUDIO_ENCODING_FAILED'));
+      await assert.rejects(encoder.write(new Float32Array(1)), isTtsError('AUDIO_ENCODING_FAILED'));
       await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
     });
   }
@@ -620,15 +615,15 @@ describe('createEncoder (streaming)', () => {
 
       encoder.abort();
 
-      await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
-      await assert.rejects(iterator.next(), (e) => isTtsError(e, 'TTS_CANCELLED'));
-      await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
-      await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(pending, isTtsError('TTS_CANCELLED'));
+      await assert.rejects(iterator.next(), isTtsError('TTS_CANCELLED'));
+      await assert.rejects(encoder.write(new Float32Array(10)), isTtsError('TTS_CANCELLED'));
+      await assert.rejects(encoder.end(), isTtsError('TTS_CANCELLED'));
 
       const queued = createEncoder(format, 24000);
       await queued.write(tone(24000, 0.5).samples); // bytes are waiting for the consumer
       queued.abort();
-      await assert.rejects(queued[Symbol.asyncIterator]().next(), (e) => isTtsError(e, 'TTS_CANCELLED'), 'queued bytes are dropped');
+      await assert.rejects(queued[Symbol.asyncIterator]().next(), isTtsError('TTS_CANCELLED'), 'queued bytes are dropped');
     }
   });
 
@@ -638,7 +633,7 @@ describe('createEncoder (streaming)', () => {
     const writing = encoder.write(voiceLike(48000, 30).samples);
     await waitFor(() => out.chunks.length > 0, 5000, 'the first piece');
     encoder.abort();
-    await Promise.all([assert.rejects(writing, (e) => isTtsError(e, 'TTS_CANCELLED')), assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'))]);
+    await Promise.all([assert.rejects(writing, isTtsError('TTS_CANCELLED')), assert.rejects(out.done, isTtsError('TTS_CANCELLED'))]);
     assert.ok(out.chunks.length < 300, `${out.chunks.length} pieces encoded of 300`);
   });
 
@@ -651,9 +646,9 @@ describe('createEncoder (streaming)', () => {
 
     encoder.abort();
 
-    await assert.rejects(pending, (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await assert.rejects(encoder.write(new Float32Array(10)), (e) => isTtsError(e, 'TTS_CANCELLED'));
-    await assert.rejects(encoder.end(), (e) => isTtsError(e, 'TTS_CANCELLED'));
+    await assert.rejects(pending, isTtsError('TTS_CANCELLED'));
+    await assert.rejects(encoder.write(new Float32Array(10)), isTtsError('TTS_CANCELLED'));
+    await assert.rejects(encoder.end(), isTtsError('TTS_CANCELLED'));
     await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit and be reaped');
   });
 
@@ -664,7 +659,7 @@ describe('createEncoder (streaming)', () => {
       const out = collect(encoder);
       await encoder.write(tone(48000, 0.2).samples);
       controller.abort();
-      await assert.rejects(out.done, (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(out.done, isTtsError('TTS_CANCELLED'));
       await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit');
 
       for (const format of implementation === 'native' ? (['mp3', 'flac', 'aac'] as const) : (['aac'] as const)) {
@@ -677,12 +672,12 @@ describe('createEncoder (streaming)', () => {
           assert.ok(chunk.length > 0);
           break;
         }
-        await assert.rejects(feeding, (e) => isTtsError(e, 'TTS_CANCELLED'));
+        await assert.rejects(feeding, isTtsError('TTS_CANCELLED'));
       }
       await waitFor(() => ffmpegChildren().length === 0, 2000, 'ffmpeg to exit after break');
       assert.ok(AbortSignal.abort().aborted);
       const aborted = createEncoder('flac', 24000, { signal: AbortSignal.abort(), implementation });
-      await assert.rejects(aborted.write(new Float32Array(1)), (e) => isTtsError(e, 'TTS_CANCELLED'));
+      await assert.rejects(aborted.write(new Float32Array(1)), isTtsError('TTS_CANCELLED'));
     });
   }
 
@@ -730,10 +725,10 @@ describe('createEncoder (streaming)', () => {
   });
 
   it('rejects unknown formats, rates the codec does not take, and bad bit rates', () => {
-    assert.throws(() => createEncoder('ogg' as AudioFormat, 24000), (e) => isTtsError(e, 'TTS_FORMAT_UNSUPPORTED'));
-    assert.throws(() => createEncoder('opus', 22050), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
-    assert.throws(() => createEncoder('mp3', 20000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
-    assert.throws(() => createEncoder('pcm', 96000), (e) => isTtsError(e, 'TTS_SAMPLE_RATE_INVALID'));
+    assert.throws(() => createEncoder('ogg' as AudioFormat, 24000), isTtsError('TTS_FORMAT_UNSUPPORTED'));
+    assert.throws(() => createEncoder('opus', 22050), isTtsError('TTS_SAMPLE_RATE_INVALID'));
+    assert.throws(() => createEncoder('mp3', 20000), isTtsError('TTS_SAMPLE_RATE_INVALID'));
+    assert.throws(() => createEncoder('pcm', 96000), isTtsError('TTS_SAMPLE_RATE_INVALID'));
     assert.throws(() => createEncoder('mp3', 24000, { bitrateKbps: 0 }), RangeError);
     assert.equal(ffmpegChildren().length, 0, 'nothing spawned');
   });

@@ -7,7 +7,7 @@ export { type PcmAudio, durationSec, int16ToFloat, floatToInt16, encodePcm16le, 
 /** Format facts (names, MIME types, sample rates), shared by every process. */
 export * from '@tts/common/audio';
 export { type DecodedWav, type WavLayout, WAV_HEADER_BYTES, encodeWav, wavHeader, wavLayout, declaredWavFormat, decodeWav } from './wav.js';
-export { type Resampler, resample, createResampler } from './resample.js';
+export { type Resampler, resample, samplesAt, createResampler } from './resample.js';
 export { type TrimSilenceOptions, rms, peak, silenceBounds, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';

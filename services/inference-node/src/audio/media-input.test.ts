@@ -3,19 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TtsError } from '@tts/common';
+import { isTtsError } from '@tts/common/testing';
 import { checkMediaFormat, MEDIA_LIMITS, sniffContainer } from './media-input.js';
 import { decodeWithFfmpeg, probeAudio } from './probe.js';
 import { ffmpegGenerate } from './testing.js';
 import { encodeWav } from './wav.js';
-
-function hasCode(code: string): (error: unknown) => boolean {
-  return (error) => {
-    assert.ok(error instanceof TtsError, `expected TtsError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return true;
-  };
-}
 
 describe('sniffContainer', () => {
   it('names each accepted container from its magic', async () => {
@@ -67,7 +59,7 @@ describe('checkMediaFormat', () => {
       [{ durationSec: Number.NaN }, /duration|lasts/],
     ];
     for (const [change, message] of cases) {
-      assert.throws(() => checkMediaFormat({ ...fine, ...change }), (error: unknown) => hasCode('AUDIO_FORMAT_OUT_OF_RANGE')(error) && message.test((error as Error).message), JSON.stringify(change));
+      assert.throws(() => checkMediaFormat({ ...fine, ...change }), (error: unknown) => isTtsError('AUDIO_FORMAT_OUT_OF_RANGE')(error) && message.test((error as Error).message), JSON.stringify(change));
     }
   });
 });
@@ -92,8 +84,8 @@ describe('ffmpeg on user bytes', () => {
       const file = path.join(work, `list-${i}.m3u8`);
       await writeFile(file, list);
       for (const source of [{ path: file }, Buffer.from(list)]) {
-        await assert.rejects(probeAudio(source), hasCode('AUDIO_CONTAINER_UNSUPPORTED'));
-        await assert.rejects(decodeWithFfmpeg(source), hasCode('AUDIO_CONTAINER_UNSUPPORTED'));
+        await assert.rejects(probeAudio(source), isTtsError('AUDIO_CONTAINER_UNSUPPORTED'));
+        await assert.rejects(decodeWithFfmpeg(source), isTtsError('AUDIO_CONTAINER_UNSUPPORTED'));
       }
     }
   });
@@ -105,7 +97,7 @@ describe('ffmpeg on user bytes', () => {
     const file = path.join(work, 'tiny.aac');
     await writeFile(file, Buffer.concat(Array.from({ length: Math.floor((20 * 1024 * 1024) / frame.length) }, () => frame)));
     const started = performance.now();
-    await assert.rejects(probeAudio({ path: file }), hasCode('AUDIO_FORMAT_OUT_OF_RANGE'));
+    await assert.rejects(probeAudio({ path: file }), isTtsError('AUDIO_FORMAT_OUT_OF_RANGE'));
     assert.ok(performance.now() - started < 5000, `${Math.round(performance.now() - started)} ms`);
   });
 });

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { TtsError } from '@tts/common';
+import { decodeFloat32le, encodeFloat32le, type PcmAudio } from './pcm.js';
 
 /** ffmpeg binary, looked up on PATH (Debian's build: libmp3lame, libopus, native aac, flac). */
 export const FFMPEG = 'ffmpeg';
@@ -138,4 +139,22 @@ export async function runToBuffer(command: string, args: readonly string[], inpu
     signal?.removeEventListener('abort', onAbort);
     proc.kill();
   }
+}
+
+/**
+ * `audio` through the ffmpeg audio filter chain `filter` (mono 32-bit float on stdin and stdout, no
+ * temporary file; same rate). Rejects with TTS_CANCELLED when `signal` aborts, and with
+ * AUDIO_PROCESSING_FAILED (`failure` as its message, ffmpeg's stderr in `cause`) when ffmpeg fails.
+ */
+export async function filterAudio(audio: PcmAudio, filter: string, signal?: AbortSignal, failure?: string): Promise<PcmAudio> {
+  const rate = String(audio.sampleRate);
+  const args = [...FFMPEG_QUIET, '-f', 'f32le', '-ar', rate, '-ac', '1', '-i', 'pipe:0', '-af', filter, '-f', 'f32le', '-ar', rate, '-ac', '1', 'pipe:1'];
+  let out: Buffer;
+  try {
+    out = await runToBuffer(FFMPEG, args, encodeFloat32le(audio.samples), signal);
+  } catch (error) {
+    if (error instanceof TtsError) throw error;
+    throw new TtsError('AUDIO_PROCESSING_FAILED', failure, { cause: error });
+  }
+  return { samples: decodeFloat32le(out), sampleRate: audio.sampleRate };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rms } from './dsp.js';
-import { cachedDesignWeights, createResampler, DESIGN_CACHE_MAX_WEIGHTS, resample } from './resample.js';
+import { cachedDesignWeights, createResampler, DESIGN_CACHE_MAX_WEIGHTS, resample, samplesAt } from './resample.js';
 import { sine, toneAmplitude, zeroCrossingRate } from './testing.js';
 
 const dB = (ratio: number): number => 20 * Math.log10(ratio);
@@ -26,6 +26,14 @@ function streamed(samples: Float32Array, from: number, to: number, sizes: readon
 }
 
 describe('resample', () => {
+  it('samplesAt gives a clip at the rate asked: its own samples (no copy) when it has that rate already', () => {
+    const clip = sine(440, 16000, 0.1, 0.5);
+    assert.equal(samplesAt(clip, 16000), clip.samples);
+    const at16k = samplesAt(sine(440, 22050, 0.1, 0.5), 16000);
+    assert.deepEqual(at16k, resample(sine(440, 22050, 0.1, 0.5), 16000).samples);
+    assert.equal(at16k.length, 1600);
+  });
+
   it('22050 → 24000 keeps a 1 kHz sine at its frequency and amplitude', () => {
     const out = resample(sine(1000, 22050, 1, 0.5), 24000);
     assert.equal(out.sampleRate, 24000);

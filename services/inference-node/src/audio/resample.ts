@@ -70,6 +70,11 @@ export function resample(audio: PcmAudio, targetRate: number): PcmAudio {
   return { samples, sampleRate: targetRate };
 }
 
+/** The clip's samples at `targetRate`: its own samples when it already has that rate (analyses at 16 kHz). */
+export function samplesAt(audio: PcmAudio, targetRate: number): Float32Array {
+  return resample(audio, targetRate).samples;
+}
+
 /**
  * Stateful streaming resampler: chunks in, chunks out; the concatenated output equals `resample` of the
  * concatenated input sample for sample. Total output length is ceil(inputLength · toRate / fromRate).

@@ -1,7 +1,7 @@
 /** Pitch-preserving time-stretch (the `speed` parameter) through ffmpeg's atempo filter. */
 import { SPEED_RANGE, TtsError } from '@tts/common';
-import { decodeFloat32le, encodeFloat32le, type PcmAudio } from './pcm.js';
-import { FFMPEG, FFMPEG_QUIET, runToBuffer } from './media-process.js';
+import type { PcmAudio } from './pcm.js';
+import { filterAudio } from './media-process.js';
 
 /** Slowest speed accepted. */
 export const MIN_SPEED = SPEED_RANGE.min;
@@ -30,19 +30,5 @@ export async function timeStretch(audio: PcmAudio, speed: number, signal?: Abort
   }
   if (signal?.aborted === true) throw new TtsError('TTS_CANCELLED');
   if (speed === 1 || audio.samples.length === 0) return audio;
-  const rate = String(audio.sampleRate);
-  const args = [
-    ...FFMPEG_QUIET,
-    '-f', 'f32le', '-ar', rate, '-ac', '1', '-i', 'pipe:0',
-    '-af', atempoFilter(speed),
-    '-f', 'f32le', '-ar', rate, '-ac', '1', 'pipe:1',
-  ];
-  let out: Buffer;
-  try {
-    out = await runToBuffer(FFMPEG, args, encodeFloat32le(audio.samples), signal);
-  } catch (error) {
-    if (error instanceof TtsError) throw error;
-    throw new TtsError('AUDIO_PROCESSING_FAILED', undefined, { cause: error });
-  }
-  return { samples: decodeFloat32le(out), sampleRate: audio.sampleRate };
+  return filterAudio(audio, atempoFilter(speed), signal);
 }

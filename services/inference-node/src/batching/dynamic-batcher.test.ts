@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { TtsError } from '@tts/common';
+import { isTtsError } from '@tts/common/testing';
 import { DynamicBatcher } from './dynamic-batcher.js';
 
 /** A run function that records its batches and can be held until released. */
@@ -14,10 +15,6 @@ function recorder<I>(options: { holdMs?: number } = {}) {
     return batch.map((item) => `out:${String(item)}`);
   };
   return { batches, run };
-}
-
-function isTtsError(code: string) {
-  return (error: unknown): boolean => error instanceof TtsError && error.code === code;
 }
 
 describe('DynamicBatcher', () => {

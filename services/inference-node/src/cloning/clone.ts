@@ -20,7 +20,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TtsError, type Logger } from '@tts/common';
 import type { CloneReport } from '@tts/proto/synthesis';
-import { decodeWithFfmpeg, resample, type PcmAudio } from '../audio/index.js';
+import { decodeWithFfmpeg, samplesAt } from '../audio/index.js';
 import type { EngineRegistry } from '../engines/registry.js';
 import { ANALYSIS_RATE, cosine, speakerAnalysis, type AnalysisModels } from '../analysis/reference.js';
 
@@ -148,7 +148,7 @@ export class Cloner {
     const { engine, voice } = this.registry.resolve(voiceId);
     const [out] = await this.registry.use(engine.name, () => engine.synthesize([{ text: CALIBRATION_TEXT, voice: voice.id, speed: 1 }]));
     if (!out) return undefined;
-    const profile = await this.profileOf(to16k(out.audio), CALIBRATION_WORDS);
+    const profile = await this.profileOf(samplesAt(out.audio, ANALYSIS_RATE), CALIBRATION_WORDS);
     if (profile) await this.remember(voiceId, profile);
     return profile;
   }
@@ -205,9 +205,5 @@ export class Cloner {
 
 /** Characters of the request spoken to measure the adaptation (about 10 s of speech). */
 export const PROBE_CHARS = 160;
-
-function to16k(audio: PcmAudio): Float32Array {
-  return audio.sampleRate === ANALYSIS_RATE ? audio.samples : resample(audio, ANALYSIS_RATE).samples;
-}
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));

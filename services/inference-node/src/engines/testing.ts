@@ -1,15 +1,33 @@
 /**
  * Fault injection and inspection of engines for tests (not part of dist/): a worker that dies with
  * a request in flight, and festival's server processes. It reads the engines' private state; the
- * shipped engines carry no test hooks. Also a check of an engine's word timings against its audio.
+ * shipped engines carry no test hooks. Also the texts the engine specs speak, and a check of an
+ * engine's word timings against its audio.
  */
 import assert from 'node:assert/strict';
 import { rms } from '../audio/dsp.js';
-import type { EngineOutput, SynthesisEngine, WordTiming } from './engine.js';
+import type { PcmAudio } from '../audio/pcm.js';
+import type { EngineInput, EngineOutput, SynthesisEngine, WordTiming } from './engine.js';
 import type { FestivalServer } from './festival/server.js';
 import type { EspeakHost } from './espeak/espeak-host.js';
 import type { PoolSlot, SlotPool } from './workers/slot-pool.js';
 import { WorkerPool } from './workers/worker-pool.js';
+
+/** Two short sentences. */
+export const HELLO = 'Hello world. This is a test.';
+
+/** Three long sentences (about 60 words). */
+export const PARAGRAPH =
+  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
+  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
+  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing.';
+
+/** The audio `engine` makes of `input` (a batch of one). */
+export async function audioOf(engine: SynthesisEngine, input: EngineInput): Promise<PcmAudio> {
+  const [out] = await engine.synthesize([input]);
+  assert.ok(out);
+  return out.audio;
+}
 
 /** An engine's private field `name` (TypeScript privates are plain properties at run time). */
 function privateField(engine: SynthesisEngine, name: string): unknown {

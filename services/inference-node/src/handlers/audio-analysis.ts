@@ -10,26 +10,23 @@ import type { NodeContext } from '../domain/node-context.js';
 import { analyzeReference, transcribeUpload } from '../analysis/reference.js';
 import { receiveUpload, type ReceivedUpload } from '../analysis/upload.js';
 import { detectWatermarkInUpload } from '../analysis/watermark-check.js';
+import { callCancellation } from './call-admission.js';
 
 type Handler<Res> = (call: ServerReadableStream<AudioUpload, Res>, callback: sendUnaryData<Res>) => void;
 
 /** Runs `work` on the received upload and answers; errors become gRPC statuses with catalogue codes. */
 function uploadHandler<Res>(ctx: NodeContext, name: string, work: (upload: ReceivedUpload, signal: AbortSignal) => Promise<Res>): Handler<Res> {
   return (call, callback) => {
-    const controller = new AbortController();
-    let answered = false;
-    call.on('cancelled', () => {
-      if (!answered) controller.abort();
-    });
+    const cancellation = callCancellation(call);
     void (async () => {
       let upload: ReceivedUpload | undefined;
       try {
         upload = await receiveUpload(call, { maxBytes: ctx.analysis.maxUploadBytes, tmpDir: ctx.analysis.tmpDir });
-        const result = await work(upload, controller.signal);
-        answered = true;
+        const result = await work(upload, cancellation.signal);
+        cancellation.answered();
         callback(null, result);
       } catch (err) {
-        answered = true;
+        cancellation.answered();
         const level = err instanceof TtsError && err.spec.http < 500 ? 'info' : 'warn';
         ctx.logger[level](`${name} failed`, { request_id: upload?.header.requestId, err });
         callback(toServiceError(err));

@@ -4,7 +4,7 @@ import type { AudioChunk, SynthesizeRequest } from '@tts/proto/synthesis';
 import { TtsError, toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeStreaming } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, metricsOf, wordMessages } from './call-admission.js';
+import { admitCall, callCancellation, metricsOf, wordMessages } from './call-admission.js';
 import { jobFromRequest } from './job-from-request.js';
 
 function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk: AudioChunk): Promise<void> {
@@ -18,13 +18,7 @@ function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk:
 export function synthesizeStream(ctx: NodeContext) {
   return (call: ServerWritableStream<SynthesizeRequest, AudioChunk>): void => {
     const arrived = performance.now();
-    const controller = new AbortController();
-    // grpc-js reports 'cancelled' when the stream closes, also after a normal end: only a
-    // cancellation before the end stops the work.
-    let ended = false;
-    call.on('cancelled', () => {
-      if (!ended) controller.abort();
-    });
+    const cancellation = callCancellation(call);
     void (async () => {
       try {
         admitCall(ctx);
@@ -45,10 +39,10 @@ export function synthesizeStream(ctx: NodeContext) {
           last: false,
           words: [],
         });
-        const stream = synthesizeStreaming(plan, ctx.deps, controller.signal);
+        const stream = synthesizeStreaming(plan, ctx.deps, cancellation.signal);
         for (;;) {
           const next = await stream.next();
-          if (controller.signal.aborted) {
+          if (cancellation.signal.aborted) {
             await stream.return(undefined as never);
             return;
           }
@@ -58,11 +52,11 @@ export function synthesizeStream(ctx: NodeContext) {
           }
           await write(call, { data: next.value.bytes, sequence: sequence++, info: undefined, metrics: undefined, last: false, words: wordMessages(next.value.words) });
         }
-        ended = true;
+        cancellation.answered();
         call.end();
       } catch (err) {
-        if (controller.signal.aborted) return;
-        ended = true;
+        if (cancellation.signal.aborted) return;
+        cancellation.answered();
         ctx.logger.warn('synthesize stream failed', { request_id: call.request.requestId, err });
         call.emit('error', toServiceError(err));
       }

@@ -5,20 +5,14 @@ import { PROBE_CHARS } from '../cloning/clone.js';
 import { toServiceError, encodingOf } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, metricsOf, wordMessages } from './call-admission.js';
+import { admitCall, callCancellation, metricsOf, wordMessages } from './call-admission.js';
 import { jobFromRequest } from './job-from-request.js';
 
 /** Synthesize: the whole utterance in one response. */
 export function synthesize(ctx: NodeContext) {
   return (call: ServerUnaryCall<SynthesizeRequest, SynthesizeResponse>, callback: sendUnaryData<SynthesizeResponse>): void => {
     const arrived = performance.now();
-    const controller = new AbortController();
-    // grpc-js reports 'cancelled' when the stream closes, also after a normal answer: only a
-    // cancellation before the answer stops the work.
-    let answered = false;
-    call.on('cancelled', () => {
-      if (!answered) controller.abort();
-    });
+    const cancellation = callCancellation(call);
     void (async () => {
       try {
         admitCall(ctx);
@@ -27,17 +21,17 @@ export function synthesize(ctx: NodeContext) {
         // A clone request speaks with the nearest voice, adapted to the reference (cloning/clone.ts).
         let cloneReport: CloneReport | undefined;
         if (clone) {
-          const cp = await ctx.cloner.plan(clone.referenceAudio, controller.signal);
+          const cp = await ctx.cloner.plan(clone.referenceAudio, cancellation.signal);
           const voiced = { ...job, voice: cp.voice, engine: '', reference: { audio: clone.referenceAudio, filename: clone.referenceFilename } };
           const adapted = { ...voiced, speed: (job.speed || 1) * cp.speed, pitchRatio: cp.pitchRatio };
           const probe = (j: typeof job): Promise<Uint8Array> =>
-            synthesizeWhole(planSynthesis({ ...j, text: job.text.slice(0, PROBE_CHARS), format: 'wav', sampleRate: 0 }, ctx.deps), ctx.deps, controller.signal).then((r) => r.audio);
-          cloneReport = await ctx.cloner.decide(cp, (a) => probe(a ? adapted : voiced), controller.signal);
+            synthesizeWhole(planSynthesis({ ...j, text: job.text.slice(0, PROBE_CHARS), format: 'wav', sampleRate: 0 }, ctx.deps), ctx.deps, cancellation.signal).then((r) => r.audio);
+          cloneReport = await ctx.cloner.decide(cp, (a) => probe(a ? adapted : voiced), cancellation.signal);
           job = cloneReport.adapted ? adapted : voiced;
         }
         const plan = planSynthesis(job, ctx.deps);
-        const { audio, stats, words } = await synthesizeWhole(plan, ctx.deps, controller.signal);
-        answered = true;
+        const { audio, stats, words } = await synthesizeWhole(plan, ctx.deps, cancellation.signal);
+        cancellation.answered();
         callback(null, {
           audio,
           encoding: encodingOf(plan.job.format),
@@ -50,7 +44,7 @@ export function synthesize(ctx: NodeContext) {
           words: wordMessages(words),
         });
       } catch (err) {
-        answered = true;
+        cancellation.answered();
         ctx.logger.warn('synthesize failed', { request_id: call.request.requestId, err });
         callback(toServiceError(err));
       }

@@ -10,7 +10,7 @@
  * between windows. Calls may overlap: each keeps its own recurrent state.
  */
 import ort from 'onnxruntime-node';
-import { resample } from '../audio/resample.js';
+import { samplesAt } from '../audio/resample.js';
 import type { PcmAudio } from '../audio/pcm.js';
 
 /** The model's sample rate. */
@@ -101,7 +101,7 @@ class SileroVadImpl implements SileroVad {
   constructor(private readonly session: ort.InferenceSession, readonly device: string, private readonly settings: Settings) {}
 
   async probabilities(audio: PcmAudio): Promise<Float32Array> {
-    return this.probabilitiesAt16k(to16k(audio));
+    return this.probabilitiesAt16k(samplesAt(audio, VAD_SAMPLE_RATE));
   }
 
   private async probabilitiesAt16k(samples: Float32Array): Promise<Float32Array> {
@@ -123,7 +123,7 @@ class SileroVadImpl implements SileroVad {
   }
 
   async segments(audio: PcmAudio): Promise<SpeechSegment[]> {
-    const samples = to16k(audio);
+    const samples = samplesAt(audio, VAD_SAMPLE_RATE);
     const probs = await this.probabilitiesAt16k(samples);
     return speechSegments(probs, samples.length, this.settings).map(([start, end]) => ({
       startSec: start / VAD_SAMPLE_RATE,
@@ -151,10 +151,6 @@ class SileroVadImpl implements SileroVad {
   async close(): Promise<void> {
     await this.session.release();
   }
-}
-
-function to16k(audio: PcmAudio): Float32Array {
-  return audio.sampleRate === VAD_SAMPLE_RATE ? audio.samples : resample(audio, VAD_SAMPLE_RATE).samples;
 }
 
 /**

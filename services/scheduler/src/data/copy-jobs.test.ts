@@ -5,17 +5,9 @@ import { databaseBackends } from '@tts/common/testing';
 import { copyJobs } from './copy-jobs.js';
 import { JobRepository, type NewJob } from './jobs.js';
 import { SCHEDULER_MIGRATIONS } from './migrations/index.js';
+import { jobSpecFixture, newJobFixture } from './testing.js';
 
-const newJob = (jobId: string, text: string): NewJob => ({
-  jobId,
-  ownerId: 'key_1',
-  ownerKind: 'api_key',
-  tier: 'pro',
-  priority: 1,
-  requestId: null,
-  maxAttempts: 2,
-  spec: { text, voice: 'flite:slt', engine: '', speed: 1.25, format: 'wav', sampleRate: 0, language: '', mode: 'auto', consentConfirmed: true, instructions: '', rawText: false },
-});
+const newJob = (jobId: string, text: string): NewJob => newJobFixture({ jobId, spec: jobSpecFixture({ text, speed: 1.25 }) });
 
 /** Every job and event, each row as JSON text (exact values, whatever the column types). */
 async function dump(db: Database): Promise<string[]> {

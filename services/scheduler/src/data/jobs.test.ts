@@ -5,34 +5,12 @@ import { databaseBackends } from '@tts/common/testing';
 import { JobRepository, type JobResultFields, type NewJob } from './jobs.js';
 import { SCHEDULER_MIGRATIONS } from './migrations/index.js';
 import { SchedulerLeaseRepository } from './scheduler-leases.js';
+import { jobSpecFixture, newJobFixture } from './testing.js';
 
 /** The scheduler incarnation the tests dispatch as. */
 const RUNNER = 'incarnation-a';
 
-let counter = 0;
-const newJob = (overrides: Partial<NewJob> = {}): NewJob => ({
-  jobId: `job_${Date.now().toString(36)}_${++counter}`,
-  ownerId: 'key_1',
-  ownerKind: 'api_key',
-  tier: 'pro',
-  priority: 1,
-  requestId: 'req-1',
-  maxAttempts: 2,
-  spec: {
-    text: 'Hello there.',
-    voice: 'flite:slt',
-    engine: '',
-    speed: 1.25,
-    format: 'wav',
-    sampleRate: 0,
-    language: '',
-    mode: 'auto',
-    consentConfirmed: true,
-    instructions: '',
-    rawText: false,
-  },
-  ...overrides,
-});
+const newJob = (overrides: Partial<NewJob> = {}): NewJob => newJobFixture({ requestId: 'req-1', spec: jobSpecFixture({ speed: 1.25 }), ...overrides });
 
 const result: JobResultFields = {
   sha256: 'a'.repeat(64),

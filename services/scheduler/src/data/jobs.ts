@@ -12,12 +12,6 @@ import type { Database, SqlParam } from '@tts/common/data';
 /** States of a job. */
 export type JobState = 'queued' | 'running' | 'retrying' | 'completed' | 'failed' | 'cancelled';
 
-/** States a job never leaves. */
-export const TERMINAL_JOB_STATES: readonly JobState[] = ['completed', 'failed', 'cancelled'];
-
-/** States in which a job waits to be dispatched. */
-export const WAITING_JOB_STATES: readonly JobState[] = ['queued', 'retrying'];
-
 /** Who owns a job: an API key (owner id = key id), a web session/subject, or a studio user (owner id = user id). */
 export type JobOwnerKind = 'api_key' | 'web' | 'studio';
 
@@ -86,21 +80,13 @@ export interface StoredWordTiming {
   readonly end: number;
 }
 
-/** A job as stored. */
-export interface JobRecord {
-  readonly jobId: string;
-  readonly ownerId: string;
-  readonly ownerKind: JobOwnerKind;
-  readonly tier: string;
-  readonly priority: number;
-  readonly requestId: string | null;
+/** A job as stored: as it was recorded, and where it is now. */
+export interface JobRecord extends NewJob {
   readonly state: JobState;
   readonly progress: number;
   /** Dispatches so far. */
   readonly attempts: number;
-  readonly maxAttempts: number;
   readonly lastEventId: number;
-  readonly spec: JobSpecFields;
   readonly characters: number;
   /** Node of the current or last attempt. */
   readonly nodeId: string | null;
@@ -361,31 +347,27 @@ WITH j AS (
 )
 SELECT * FROM j`;
 
-// A failed attempt: back to the queue (retrying) while attempts remain, else failed.
-const RETRY_SQL = `
+/**
+ * Ends the running attempt of the jobs `where` selects: back to the queue (retrying) while attempts
+ * remain, else failed, with the error code and message of parameters `code` and `message`.
+ */
+const retryOrFailSql = (where: string, code: string, message: string): string => `
 WITH j AS (
   UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
                   finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $3::text, error_message = $4::text, runner = NULL,
+                  progress = 0, error_code = ${code}::text, error_message = ${message}::text, runner = NULL,
                   updated_at = now(), last_event_id = last_event_id + 1
-  WHERE job_id = $1::text AND state = 'running' AND attempts = $2::integer AND ($5::text IS NULL OR runner = $5::text)
+  WHERE ${where}
   RETURNING *
 ), e AS (${EVENT_FROM_J}
 )
 SELECT * FROM j`;
 
-// Every running job no live scheduler runs (a scheduler restarted or died): the same rule as RETRY_SQL.
-const REQUEUE_ABANDONED_SQL = `
-WITH j AS (
-  UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'retrying' END,
-                  finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END,
-                  progress = 0, error_code = $1::text, error_message = $2::text, runner = NULL,
-                  updated_at = now(), last_event_id = last_event_id + 1
-  WHERE state = 'running' AND ${ABANDONED}
-  RETURNING *
-), e AS (${EVENT_FROM_J}
-)
-SELECT * FROM j`;
+// A failed attempt of one job, while it is still that attempt (and, given, that runner's).
+const RETRY_SQL = retryOrFailSql(`job_id = $1::text AND state = 'running' AND attempts = $2::integer AND ($5::text IS NULL OR runner = $5::text)`, '$3', '$4');
+
+// Every running job no live scheduler runs (a scheduler restarted or died).
+const REQUEUE_ABANDONED_SQL = retryOrFailSql(`state = 'running' AND ${ABANDONED}`, '$1', '$2');
 
 const FAIL_SQL = `
 WITH j AS (

@@ -1,15 +1,13 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { JobEvent, WatchJobRequest } from '@tts/proto/scheduler';
-import { TtsError } from '@tts/common';
-import { isTerminal } from '../domain/jobs/job-service.js';
+import { TtsError, isTerminalJobState } from '@tts/common';
 import type { SchedulerContext } from '../domain/scheduler-context.js';
 import { callerOf, checkVisible } from './callers.js';
-import { eventMessage } from './job-messages.js';
+import { eventMessage, stateMessage } from './job-messages.js';
 import { jobCallError } from './jobs.js';
 
 /** Re-read period of a watch, for events written by another scheduler replica. */
 const POLL_MS = 1000;
-const TERMINAL_KINDS = new Set(['completed', 'failed', 'cancelled']);
 
 /**
  * WatchJob: the job's events after `after_event_id`, then live ones as they are recorded; the
@@ -44,13 +42,14 @@ export function watchJob(ctx: SchedulerContext) {
             const page = await ctx.jobs.events(jobId, last, 500);
             for (const e of page.events) {
               if (done) return;
-              call.write(eventMessage(e));
+              const event = eventMessage(e);
+              call.write(event);
               last = e.eventId;
-              if (TERMINAL_KINDS.has(e.kind)) return finish();
+              if (isTerminalJobState(event.state)) return finish();
             }
             if (page.events.length < 500) {
               // A terminal state whose event was already sent before after_event_id: nothing more will come.
-              if (isTerminal(page.state) && last >= page.lastEventId) return finish();
+              if (isTerminalJobState(stateMessage(page.state)) && last >= page.lastEventId) return finish();
               break;
             }
           }

@@ -80,17 +80,11 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
   } catch (err) {
     throw new TtsError('TTS_ENGINE_UNAVAILABLE', `espeak: cannot load ${library}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  const Voice = koffi.struct({
-    name: 'const char *',
-    languages: 'void *',
-    identifier: 'const char *',
-    gender: 'uint8_t',
-    age: 'uint8_t',
-    variant: 'uint8_t',
-    xx1: 'uint8_t',
-    score: 'int',
-    spare: 'void *',
-  });
+  // espeak_VOICE (speak_lib.h). `languages` is a packed list in the voices espeak lists (read as a
+  // pointer), and one language as a string in the spec of the voices asked for.
+  const voiceLayout = (languages: 'void *' | 'const char *'): ReturnType<typeof koffi.struct> =>
+    koffi.struct({ name: 'const char *', languages, identifier: 'const char *', gender: 'uint8_t', age: 'uint8_t', variant: 'uint8_t', xx1: 'uint8_t', score: 'int', spare: 'void *' });
+  const Voice = voiceLayout('void *');
   // espeak_EVENT (speak_lib.h): type, unique_identifier, text_position (characters, from 1), length
   // (characters), audio_position (ms of the output), sample, user_data, id (a phoneme's mnemonic).
   const Event = koffi.struct({ type: 'int', unique_identifier: 'uint', text_position: 'int', length: 'int', audio_position: 'int', sample: 'int', user_data: 'void *', id: koffi.array('char', 8, 'Array') });
@@ -101,18 +95,7 @@ export function openEspeak(library: string = DEFAULT_ESPEAK_LIBRARY, dataPath: s
   const setParameter = lib.func('int espeak_SetParameter(int parameter, int value, int relative)');
   const synth = lib.func('int espeak_Synth(const void *text, size_t size, unsigned int position, int position_type, unsigned int end_position, unsigned int flags, void *unique_identifier, void *user_data)');
   const listVoicesRaw = lib.func('void *espeak_ListVoices(void *voice_spec)');
-  // Same layout as Voice, with `languages` as an input string (the spec passed to espeak_ListVoices).
-  const VoiceSpec = koffi.struct({
-    name: 'const char *',
-    languages: 'const char *',
-    identifier: 'const char *',
-    gender: 'uint8_t',
-    age: 'uint8_t',
-    variant: 'uint8_t',
-    xx1: 'uint8_t',
-    score: 'int',
-    spare: 'void *',
-  });
+  const VoiceSpec = voiceLayout('const char *');
   const listVoicesBySpec = lib.func('espeak_ListVoices', 'void *', [koffi.pointer(VoiceSpec)]);
   const textToPhonemesRaw = lib.func('const char *espeak_TextToPhonemes(_Inout_ void **textptr, int textmode, int phonememode)');
 

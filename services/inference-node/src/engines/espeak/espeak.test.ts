@@ -3,27 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import { rms } from '../../audio/dsp.js';
 import { durationSec, type PcmAudio } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
-import type { EngineInput } from '../engine.js';
 import { joinClauses, splitClauses } from './clauses.js';
 import { createEspeakEngine, createEspeakPhonemizer, type EspeakEngine, type EspeakPhonemizer } from './index.js';
 import { bcp47FromEspeak } from './voices.js';
-import { assertWordTimings, crashWorkerInFlight, workerPoolOf } from '../testing.js';
-
-const HELLO = 'Hello world. This is a test.';
-const PARAGRAPH =
-  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
-  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
-  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing.';
-
-function isTtsError(code: string) {
-  return (err: unknown): boolean => err instanceof TtsError && err.code === code;
-}
-
-async function synth(engine: EspeakEngine, input: EngineInput): Promise<PcmAudio> {
-  const [out] = await engine.synthesize([input]);
-  assert.ok(out);
-  return out.audio;
-}
+import { isTtsError } from '@tts/common/testing';
+import { HELLO, PARAGRAPH, assertWordTimings, audioOf, crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
 describe('espeak engine', () => {
   let engine: EspeakEngine;
@@ -64,13 +48,13 @@ describe('espeak engine', () => {
   });
 
   it('gives English variants distinct voices', async () => {
-    const female = await synth(engine, { text: HELLO, voice: 'espeak:en-us+f3', speed: 1 });
-    const male = await synth(engine, { text: HELLO, voice: 'espeak:en-us+m3', speed: 1 });
+    const female = await audioOf(engine, { text: HELLO, voice: 'espeak:en-us+f3', speed: 1 });
+    const male = await audioOf(engine, { text: HELLO, voice: 'espeak:en-us+m3', speed: 1 });
     assert.notDeepEqual(female.samples, male.samples);
   });
 
   it('applies speed natively through the speaking rate', async () => {
-    const normal = await synth(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
+    const normal = await audioOf(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
     const [fast] = await engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 2 }]);
     assert.ok(fast);
     assert.equal(fast.speedApplied, true);
@@ -107,9 +91,9 @@ describe('espeak engine', () => {
   it('serializes 8 parallel requests of mixed voices on its one thread', async () => {
     const voices = ['espeak:en-gb', 'espeak:de', 'espeak:en-us+f2', 'espeak:fr-fr'];
     const serial = new Map<string, PcmAudio>();
-    for (const voice of voices) serial.set(voice, await synth(engine, { text: HELLO, voice, speed: 1 }));
+    for (const voice of voices) serial.set(voice, await audioOf(engine, { text: HELLO, voice, speed: 1 }));
     const inputs = Array.from({ length: 8 }, (_, i) => ({ text: HELLO, voice: voices[i % voices.length]!, speed: 1 }));
-    const outs = await Promise.all(inputs.map((input) => synth(engine, input)));
+    const outs = await Promise.all(inputs.map((input) => audioOf(engine, input)));
     // espeak-ng output varies from run to run (up to ~3 % in length for the variants, which add
     // random pitch flutter); each answer must match its own voice, not just any clip.
     outs.forEach((audio, i) => {
@@ -124,7 +108,7 @@ describe('espeak engine', () => {
     try {
       assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);
       await assert.rejects(crashWorkerInFlight(workerPoolOf(engine)), isTtsError('TTS_ENGINE_FAILED'));
-      const audio = await synth(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
+      const audio = await audioOf(engine, { text: HELLO, voice: 'espeak:en-us', speed: 1 });
       assert.ok(rms(audio.samples) > 0.02);
       assert.deepEqual(await phonemizer.phonemize('Hello.', 'en-us'), ['həlˈoʊ.']);
     } finally {
@@ -134,7 +118,7 @@ describe('espeak engine', () => {
 
   it('rejects a cancelled request before and while it waits', async () => {
     await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 1, signal: AbortSignal.abort() }]), isTtsError('TTS_CANCELLED'));
-    const busy = synth(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
+    const busy = audioOf(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
     const controller = new AbortController();
     const waiting = engine.synthesize([{ text: HELLO, voice: 'espeak:en-us', speed: 1, signal: controller.signal }]);
     controller.abort();
@@ -154,7 +138,7 @@ describe('espeak engine', () => {
   });
 
   it('reads markup-like text literally (no SSML)', async () => {
-    const audio = await synth(engine, { text: '<speak>less than</speak>', voice: 'espeak:en-us', speed: 1 });
+    const audio = await audioOf(engine, { text: '<speak>less than</speak>', voice: 'espeak:en-us', speed: 1 });
     assert.ok(durationSec(audio) > 1, 'the tags are spoken, not interpreted');
   });
 
@@ -163,14 +147,14 @@ describe('espeak engine', () => {
     try {
       const sentence = 'A lighthouse keeper writes about the weather';
       const [ipa = ''] = await phonemizer.phonemize(sentence, 'en-us');
-      const words = await synth(engine, { text: sentence, voice: 'espeak:en-us', speed: 1 });
-      const spoken = await synth(engine, { text: sentence, phonemes: ipa, voice: 'espeak:en-us', speed: 1 });
+      const words = await audioOf(engine, { text: sentence, voice: 'espeak:en-us', speed: 1 });
+      const spoken = await audioOf(engine, { text: sentence, phonemes: ipa, voice: 'espeak:en-us', speed: 1 });
       t.diagnostic(`"${ipa}": ${durationSec(words).toFixed(2)} s as words, ${durationSec(spoken).toFixed(2)} s as phonemes`);
       assert.ok(Math.abs(durationSec(spoken) - durationSec(words)) < 0.1 * durationSec(words), `${durationSec(spoken)} s vs ${durationSec(words)} s`);
-      const other = await synth(engine, { text: 'x', phonemes: 'pəˈteɪtoʊ', voice: 'espeak:en-us', speed: 1 });
+      const other = await audioOf(engine, { text: 'x', phonemes: 'pəˈteɪtoʊ', voice: 'espeak:en-us', speed: 1 });
       assert.ok(durationSec(other) > 0.3 && durationSec(other) < 1.5, `potato: ${durationSec(other)} s`);
       // Without the phoneme flag the brackets are text: espeak reads the letters.
-      const literal = await synth(engine, { text: "[[p@t'eItoU]]", voice: 'espeak:en-us', speed: 1 });
+      const literal = await audioOf(engine, { text: "[[p@t'eItoU]]", voice: 'espeak:en-us', speed: 1 });
       assert.ok(durationSec(literal) > durationSec(other) + 0.3, `literal ${durationSec(literal)} s vs phonemes ${durationSec(other)} s`);
     } finally {
       await phonemizer.close();
@@ -179,7 +163,7 @@ describe('espeak engine', () => {
 
   it('reports the real-time factor of a 60-word paragraph', async (t) => {
     const started = performance.now();
-    const audio = await synth(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
+    const audio = await audioOf(engine, { text: PARAGRAPH, voice: 'espeak:en-us', speed: 1 });
     const rtf = (performance.now() - started) / 1000 / durationSec(audio);
     t.diagnostic(`espeak:en-us ${PARAGRAPH.split(/\s+/).length} words, ${durationSec(audio).toFixed(1)} s audio: RTF ${rtf.toFixed(3)}`);
     assert.ok(durationSec(audio) > 10);

@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { rms } from '../../audio/dsp.js';
-import { durationSec, type PcmAudio } from '../../audio/pcm.js';
+import { durationSec } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
-import type { EngineInput } from '../engine.js';
 import { createFestivalEngine, type FestivalEngine, type FestivalTransport } from './index.js';
 import { FestivalDecoder, schemeString, stuffPayload } from './protocol.js';
 import { wordTimings } from './festival-process.js';
-import { assertWordTimings, festivalServers } from '../testing.js';
+import { liveGroupMembers } from './process-group.js';
+import { isTtsError } from '@tts/common/testing';
+import { HELLO, PARAGRAPH, assertWordTimings, audioOf, festivalServers } from '../testing.js';
 
-const HELLO = 'Hello world. This is a test.';
 /** Harvard sentences (list 1): the texts compared across transports. */
 const HARVARD = [
   'The birch canoe slid on the smooth planks.',
@@ -22,38 +22,8 @@ const HARVARD = [
   'These days a chicken leg is a rare dish.',
   'Rice is often served in round bowls.',
 ];
-const PARAGRAPH =
-  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
-  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
-  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing.';
-
-function isTtsError(code: string) {
-  return (err: unknown): boolean => err instanceof TtsError && err.code === code;
-}
-
-async function synth(engine: FestivalEngine, input: EngineInput): Promise<PcmAudio> {
-  const [out] = await engine.synthesize([input]);
-  assert.ok(out);
-  return out.audio;
-}
-
 /** Live (non-zombie) processes whose process group is `pgid`. */
-function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesized command: state ppid pgrp ...
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
-  }
-  return members;
-}
+const groupMembers = (pgid: number): number[] => liveGroupMembers(pgid) ?? assert.fail('no /proc to list processes');
 
 /** The engine's private work directory (TypeScript privates are plain properties at run time). */
 function workDirOf(engine: FestivalEngine): string {
@@ -110,7 +80,7 @@ describe('festival engine (pipe transport, the default)', () => {
   });
 
   it('applies speed natively through the HTS rate', async () => {
-    const normal = await synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    const normal = await audioOf(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
     const [fast] = await engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 2 }]);
     assert.ok(fast);
     assert.equal(fast.speedApplied, true);
@@ -124,21 +94,21 @@ describe('festival engine (pipe transport, the default)', () => {
   it('speaks text that tries to break out of the Scheme string, and survives', async () => {
     const pids = festivalServers(engine).map((p) => p.pid);
     for (const text of ['") (quit) ("', 'back\\slash \\") (quit) (\\" ft_StUfF_key', 'line\nbreak "quoted"']) {
-      const audio = await synth(engine, { text, voice: 'festival:slt', speed: 1 });
+      const audio = await audioOf(engine, { text, voice: 'festival:slt', speed: 1 });
       assert.ok(durationSec(audio) > 0.5, `${JSON.stringify(text)} was spoken`);
     }
     assert.deepEqual(festivalServers(engine).map((p) => p.pid), pids, 'no server quit or was replaced');
   });
 
   it('runs 8 parallel requests on its processes, all succeeding, and leaves no file behind', async () => {
-    const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => synth(engine, { text: `Request number ${i + 1}. ${HELLO}`, voice: 'festival:slt', speed: 1 })));
+    const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => audioOf(engine, { text: `Request number ${i + 1}. ${HELLO}`, voice: 'festival:slt', speed: 1 })));
     for (const a of outs) assert.ok(rms(a.samples) > 0.02 && durationSec(a) > 1);
     assert.deepEqual(readdirSync(workDirOf(engine)), [], 'every wave file was removed');
     for (const { pid } of festivalServers(engine)) assert.deepEqual(estFilesOf(pid), [], 'festival wrote no /tmp/est_* file');
   });
 
   it('fails the request of a server killed mid-request and replaces the server', async () => {
-    const inFlight = synth(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
+    const inFlight = audioOf(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
     await waitFor(() => festivalServers(engine).some((p) => p.busy), 5_000);
     const victim = festivalServers(engine).find((p) => p.busy)!.pid;
     process.kill(victim, 'SIGKILL');
@@ -148,7 +118,7 @@ describe('festival engine (pipe transport, the default)', () => {
       assert.equal(err.spec.retryable, true);
       return true;
     });
-    const audio = await synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    const audio = await audioOf(engine, { text: HELLO, voice: 'festival:slt', speed: 1 });
     assert.ok(rms(audio.samples) > 0.02);
     await waitFor(() => festivalServers(engine).length === 2, 20_000);
     assert.ok(!festivalServers(engine).some((p) => p.pid === victim));
@@ -163,10 +133,10 @@ describe('festival engine (pipe transport, the default)', () => {
       assert.ok(proc);
       process.kill(proc.pid, 'SIGSTOP');
       const started = performance.now();
-      await assert.rejects(synth(hung, { text: HELLO, voice: 'festival:slt', speed: 1 }), isTtsError('TTS_ENGINE_FAILED'));
+      await assert.rejects(audioOf(hung, { text: HELLO, voice: 'festival:slt', speed: 1 }), isTtsError('TTS_ENGINE_FAILED'));
       assert.ok(performance.now() - started >= 2_900);
       await waitFor(() => groupMembers(proc.pid).length === 0, 5_000);
-      const audio = await synth(hung, { text: HELLO, voice: 'festival:slt', speed: 1 });
+      const audio = await audioOf(hung, { text: HELLO, voice: 'festival:slt', speed: 1 });
       assert.ok(rms(audio.samples) > 0.02);
       assert.ok(!festivalServers(hung).some((p) => p.pid === proc.pid), 'a new process serves');
     } finally {
@@ -176,7 +146,7 @@ describe('festival engine (pipe transport, the default)', () => {
 
   it('rejects a cancelled request before and while it waits', async () => {
     await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 1, signal: AbortSignal.abort() }]), isTtsError('TTS_CANCELLED'));
-    const busy = [0, 1].map(() => synth(engine, { text: HELLO, voice: 'festival:slt', speed: 1 }));
+    const busy = [0, 1].map(() => audioOf(engine, { text: HELLO, voice: 'festival:slt', speed: 1 }));
     const controller = new AbortController();
     const waiting = engine.synthesize([{ text: HELLO, voice: 'festival:slt', speed: 1, signal: controller.signal }]);
     controller.abort();
@@ -196,7 +166,7 @@ describe('festival engine (pipe transport, the default)', () => {
 
   it('reports the real-time factor of a 60-word paragraph', async (t) => {
     const started = performance.now();
-    const audio = await synth(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
+    const audio = await audioOf(engine, { text: PARAGRAPH, voice: 'festival:slt', speed: 1 });
     const rtf = (performance.now() - started) / 1000 / durationSec(audio);
     t.diagnostic(`festival:slt ${PARAGRAPH.split(/\s+/).length} words, ${durationSec(audio).toFixed(1)} s audio: RTF ${rtf.toFixed(3)}`);
     assert.ok(durationSec(audio) > 10);
@@ -246,9 +216,9 @@ describe('festival transports: same voice, same words', () => {
   it('gives sample-identical audio through the pipe and the former server transport', async () => {
     const inputs = [...HARVARD.map((text) => ({ text, speed: 1 })), { text: HARVARD[0]!, speed: 1.5 }, { text: 'The birch canoe slid on the', speed: 1 }];
     for (const { text, speed } of inputs) {
-      const before = await synth(engines.get('server')!, { text, voice: 'festival:slt', speed });
-      const after = await synth(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
-      const again = await synth(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
+      const before = await audioOf(engines.get('server')!, { text, voice: 'festival:slt', speed });
+      const after = await audioOf(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
+      const again = await audioOf(engines.get('pipe')!, { text, voice: 'festival:slt', speed });
       assert.equal(after.sampleRate, before.sampleRate);
       assert.ok(durationSec(before) > 0.5, `${text}: spoken`);
       assert.equal(after.samples.length, before.samples.length, `${text} at ${speed}x: same length`);
@@ -261,7 +231,7 @@ describe('festival transports: same voice, same words', () => {
   // delayed ACKs on its TCP socket (bench festival-first-audio measures the time): here, that the
   // pipe transport's festival has no socket at all, and the server's has.
   it('talks to festival over its standard streams, with no TCP socket (the server transport listens on one)', async () => {
-    await synth(engines.get('pipe')!, { text: 'Hi.', voice: 'festival:slt', speed: 1 });
+    await audioOf(engines.get('pipe')!, { text: 'Hi.', voice: 'festival:slt', speed: 1 });
     /** Descriptors of the engine's festival process that are TCP sockets. */
     const tcpSockets = (engine: FestivalEngine): string[] => {
       const [proc] = festivalServers(engine);
@@ -280,7 +250,7 @@ describe('festival transports: same voice, same words', () => {
   });
 
   it('keeps festival\'s own temporary files in the private work directory, and no wave behind', async () => {
-    await synth(engines.get('pipe')!, { text: HELLO, voice: 'festival:slt', speed: 1 });
+    await audioOf(engines.get('pipe')!, { text: HELLO, voice: 'festival:slt', speed: 1 });
     for (const [transport, engine] of engines) {
       const [proc] = festivalServers(engine);
       assert.ok(proc);

@@ -15,8 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
-import { synthDefinition, wordTimings, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
-import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
+import { WarmFestivalProcess, synthDefinition, wordTimings, type FestivalAudio, type FestivalProcessOptions } from './festival-process.js';
+import { FESTIVAL_HEAP_CELLS, spawnGroup } from './process-group.js';
 import { parseRiffWave, schemeString } from './protocol.js';
 
 /** A reply line of the process. */
@@ -45,38 +45,17 @@ function initScheme(voice: string, nonce: string): string {
 }
 
 /** One warm `festival --pipe` process. */
-export class FestivalPipeProcess implements FestivalProcess {
+export class FestivalPipeProcess extends WarmFestivalProcess {
   private readonly replyPattern: RegExp;
   private readonly replies: Reply[] = [];
-  private waiter: (() => void) | null = null;
-  private failure: TtsError | null = null;
   private stderrLine = '';
-  private stderrTail = '';
   private nextId = 1;
-  private disposed = false;
-  /** Set once the process has started; a death before that is reported by `start()` rejecting. */
-  private started = false;
-  private readonly exited: Promise<void>;
-  /** Output rate of the voice, known after the warm-up synthesis. */
-  sampleRate = 0;
 
-  private constructor(
-    private readonly child: ChildProcess,
-    nonce: string,
-    private readonly options: FestivalProcessOptions,
-    private readonly onDeath: (cause: unknown) => void,
-  ) {
+  private constructor(child: ChildProcess, nonce: string, options: FestivalProcessOptions, onDeath: (cause: unknown) => void) {
+    super(child, options, onDeath, 'process');
     this.replyPattern = new RegExp(`^tts-platform-${nonce} (done|failed|voice) (\\S*)$`);
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    child.stdout?.resume();
     child.stderr?.on('data', (d: Buffer) => this.onStderr(d.toString('utf8')));
     child.stdin?.on('error', (err) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: cannot write to the process: ${err.message}`, { cause: err })));
-    onExit(child, (code, signal) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the process exited (${signal ?? `code ${code}`})${this.stderrHint()}`)));
-  }
-
-  /** Process id of the festival process (its process group id too). */
-  get pid(): number {
-    return this.child.pid ?? -1;
   }
 
   /** Starts a process, loads the voice, and warms it up with one synthesis. `onDeath` fires if it dies later. */
@@ -84,21 +63,14 @@ export class FestivalPipeProcess implements FestivalProcess {
     const child = await spawnGroup(options.binary, ['--heap', String(FESTIVAL_HEAP_CELLS), '--pipe'], ['pipe', 'pipe', 'pipe'], options.workDir);
     const nonce = randomBytes(8).toString('hex');
     const proc = new FestivalPipeProcess(child, nonce, options, onDeath);
-    try {
+    await proc.warmUp(async () => {
       child.stdin?.write(initScheme(options.voice, nonce));
       const loaded = await proc.reply(options.startTimeoutMs, 'voice');
       if (loaded !== options.voice) {
         throw new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: voice ${options.voice} did not load (current voice: ${loaded || 'none'})${proc.stderrHint()}`);
       }
-      const warm = await proc.synthesize('Ready.', 1);
-      proc.sampleRate = warm.sampleRate;
-      proc.started = true;
-      if (proc.failure) throw proc.failure;
-      return proc;
-    } catch (err) {
-      await proc.dispose();
-      throw err instanceof TtsError && err.code === 'TTS_ENGINE_UNAVAILABLE' ? err : new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: the process failed to start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
+    });
+    return proc;
   }
 
   /** Synthesizes `text` at `rate` (1 = normal). */
@@ -121,22 +93,14 @@ export class FestivalPipeProcess implements FestivalProcess {
    * Waits for the next reply: of `kind` 'voice' (resolves to the voice name), or the outcome of
    * request `id` (resolves to 'done' or 'failed'). A reply out of order is a broken process.
    */
-  private async reply(timeoutMs: number, kind: 'voice' | 'done', id?: string): Promise<string> {
-    const timer = setTimeout(() => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: no reply within ${timeoutMs} ms; restarting the process`)), timeoutMs);
-    try {
-      for (;;) {
-        const next = this.replies.shift();
-        if (next) {
-          if (kind === 'voice' && next.kind === 'voice') return next.value;
-          if (kind === 'done' && next.kind !== 'voice' && next.value === id) return next.kind;
-          throw this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: unexpected reply "${next.kind} ${next.value}"`));
-        }
-        if (this.failure) throw this.failure;
-        await new Promise<void>((resolve) => (this.waiter = resolve));
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+  private reply(timeoutMs: number, kind: 'voice' | 'done', id?: string): Promise<string> {
+    return this.awaitReply(timeoutMs, () => {
+      const next = this.replies.shift();
+      if (!next) return undefined;
+      if (kind === 'voice' && next.kind === 'voice') return next.value;
+      if (kind === 'done' && next.kind !== 'voice' && next.value === id) return next.kind;
+      throw this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: unexpected reply "${next.kind} ${next.value}"`));
+    });
   }
 
   private onStderr(text: string): void {
@@ -151,43 +115,11 @@ export class FestivalPipeProcess implements FestivalProcess {
         this.replies.push({ kind: m[1] as Reply['kind'], value: m[2] ?? '' });
         woke = true;
       } else {
-        this.stderrTail = `${this.stderrTail}${line}\n`.slice(-2000);
+        this.keepStderr(`${line}\n`);
       }
       newline = this.stderrLine.indexOf('\n');
     }
     if (this.stderrLine.length > 64 * 1024) this.stderrLine = this.stderrLine.slice(-2000); // a runaway line
     if (woke) this.wake();
-  }
-
-  private wake(): void {
-    const w = this.waiter;
-    this.waiter = null;
-    w?.();
-  }
-
-  private stderrHint(): string {
-    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-    return tail ? ` (stderr: ${tail})` : '';
-  }
-
-  /** Marks the process failed: the waiting request rejects, the process group dies, the pool is told. Returns the failure. */
-  private fail(error: TtsError): TtsError {
-    if (this.failure) return this.failure;
-    this.failure = error;
-    this.wake();
-    if (this.child.pid !== undefined) killGroup(this.child.pid);
-    if (this.started && !this.disposed) this.onDeath(error);
-    return error;
-  }
-
-  /** Kills the process group and waits until every member is gone. */
-  async dispose(): Promise<void> {
-    if (!this.disposed) {
-      this.disposed = true;
-      this.fail(new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the process was stopped'));
-    }
-    if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
-    if (this.child.pid !== undefined) await groupGone(this.child.pid, 2000);
-    if (this.child.pid !== undefined) forgetGroup(this.child.pid);
   }
 }

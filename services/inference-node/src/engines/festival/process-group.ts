@@ -27,15 +27,15 @@ function killAllSync(): void {
   live.clear();
 }
 
-/** Live (not zombie) processes of group `pgid`, from /proc; undefined where there is no /proc. */
-function liveGroupMembers(pgid: number): number | undefined {
+/** Process ids of the live (not zombie) processes of group `pgid`, from /proc; undefined where there is no /proc. */
+export function liveGroupMembers(pgid: number): number[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
-  let count = 0;
+  const members: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -46,9 +46,9 @@ function liveGroupMembers(pgid: number): number | undefined {
     }
     // Fields after the parenthesized command: state ppid pgrp ...
     const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === pgid && state !== 'Z') count++;
+    if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
   }
-  return count;
+  return members;
 }
 
 /**
@@ -58,7 +58,7 @@ function liveGroupMembers(pgid: number): number | undefined {
 export async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const count = liveGroupMembers(pgid);
+    const count = liveGroupMembers(pgid)?.length;
     if (count === 0) return;
     if (count === undefined) {
       try {

@@ -22,8 +22,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { TtsError } from '@tts/common';
-import { FESTIVAL_HEAP_CELLS, forgetGroup, groupGone, killGroup, onExit, spawnGroup } from './process-group.js';
-import { synthDefinition, wordTimings, type FestivalAudio, type FestivalProcess, type FestivalProcessOptions } from './festival-process.js';
+import { FESTIVAL_HEAP_CELLS, spawnGroup } from './process-group.js';
+import { WarmFestivalProcess, synthDefinition, wordTimings, type FestivalAudio, type FestivalProcessOptions } from './festival-process.js';
 import { FestivalDecoder, parseRiffWave, schemeString, type FestivalMessage } from './protocol.js';
 
 /** A free TCP port on loopback (the OS picks it; festival binds it right after). */
@@ -57,39 +57,21 @@ function initScheme(port: number, password: string, voice: string): string {
 }
 
 /** One warm festival server process with its client connection. */
-export class FestivalServer implements FestivalProcess {
+export class FestivalServer extends WarmFestivalProcess {
   private readonly decoder = new FestivalDecoder();
   /** Sequence number of the words file of each synthesis. */
   private nextWords = 1;
   private readonly replies: FestivalMessage[] = [];
-  private waiter: (() => void) | null = null;
-  private failure: TtsError | null = null;
-  private stderrTail = '';
   private socket: Socket | null = null;
-  private disposed = false;
-  /** Set once the server has started; a death before that is reported by `start()` rejecting. */
-  private started = false;
-  private readonly exited: Promise<void>;
-  /** Output rate of the voice, known after the warm-up synthesis. */
-  sampleRate = 0;
 
   private constructor(
-    private readonly child: ChildProcess,
+    child: ChildProcess,
     private readonly initFile: string,
-    private readonly options: FestivalProcessOptions,
-    private readonly onDeath: (cause: unknown) => void,
+    options: FestivalProcessOptions,
+    onDeath: (cause: unknown) => void,
   ) {
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    child.stderr?.on('data', (d: Buffer) => {
-      this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
-    });
-    child.stdout?.resume();
-    onExit(child, (code, signal) => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: the server process exited (${signal ?? `code ${code}`})${this.stderrHint()}`)));
-  }
-
-  /** Process id of the festival server (its process group id too). */
-  get pid(): number {
-    return this.child.pid ?? -1;
+    super(child, options, onDeath, 'server process');
+    child.stderr?.on('data', (d: Buffer) => this.keepStderr(d.toString('utf8')));
   }
 
   /**
@@ -120,18 +102,11 @@ export class FestivalServer implements FestivalProcess {
       throw err;
     }
     const server = new FestivalServer(child, initFile, options, onDeath);
-    try {
+    await server.warmUp(async () => {
       await server.connect(port, password);
       await rm(initFile, { force: true }); // festival has read it; it holds the password
-      const warm = await server.synthesize('Ready.', 1);
-      server.sampleRate = warm.sampleRate;
-      server.started = true;
-      if (server.failure) throw server.failure;
-      return server;
-    } catch (err) {
-      await server.dispose();
-      throw err instanceof TtsError ? err : new TtsError('TTS_ENGINE_UNAVAILABLE', `festival: server failed to start: ${String(err)}`, { cause: err });
-    }
+    });
+    return server;
   }
 
   private async connect(port: number, password: string): Promise<void> {
@@ -191,57 +166,25 @@ export class FestivalServer implements FestivalProcess {
   }
 
   /** Waits for the replies of one expression, up to its OK (or ER). */
-  private async command(timeoutMs: number): Promise<FestivalMessage[]> {
-    const timer = setTimeout(() => this.fail(new TtsError('TTS_ENGINE_FAILED', `festival: no reply within ${timeoutMs} ms; restarting the server`)), timeoutMs);
-    try {
-      const collected: FestivalMessage[] = [];
-      for (;;) {
-        const next = this.replies.shift();
-        if (next) {
-          if (next.type === 'OK') return collected;
-          if (next.type === 'ER') throw new TtsError('TTS_ENGINE_FAILED', `festival: the server could not synthesize this text${this.stderrHint()}`);
-          collected.push(next);
-          continue;
-        }
-        if (this.failure) throw this.failure;
-        await new Promise<void>((resolve) => (this.waiter = resolve));
+  private command(timeoutMs: number): Promise<FestivalMessage[]> {
+    const collected: FestivalMessage[] = [];
+    return this.awaitReply(timeoutMs, () => {
+      for (let next = this.replies.shift(); next; next = this.replies.shift()) {
+        if (next.type === 'OK') return collected;
+        if (next.type === 'ER') throw new TtsError('TTS_ENGINE_FAILED', `festival: the server could not synthesize this text${this.stderrHint()}`);
+        collected.push(next);
       }
-    } finally {
-      clearTimeout(timer);
-    }
+      return undefined;
+    });
   }
 
-  private wake(): void {
-    const w = this.waiter;
-    this.waiter = null;
-    w?.();
-  }
-
-  private stderrHint(): string {
-    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-    return tail ? ` (stderr: ${tail})` : '';
-  }
-
-  /** Marks the server failed: the waiting request rejects, the process group dies, the pool is told. */
-  private fail(error: TtsError): void {
-    if (this.failure) return;
-    this.failure = error;
-    this.wake();
+  protected override closeTransport(): void {
     this.socket?.destroy();
-    if (this.child.pid !== undefined) killGroup(this.child.pid);
-    if (this.started && !this.disposed) this.onDeath(error);
   }
 
   /** Kills the process group, waits until every member is gone, and removes the init file. */
-  async dispose(): Promise<void> {
-    if (!this.disposed) {
-      this.disposed = true;
-      this.fail(new TtsError('TTS_ENGINE_UNAVAILABLE', 'festival: the server was stopped'));
-    }
-    if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
-    // The child serving our connection is killed with the group but reaped by init, maybe later.
-    if (this.child.pid !== undefined) await groupGone(this.child.pid, 2000);
-    if (this.child.pid !== undefined) forgetGroup(this.child.pid);
+  override async dispose(): Promise<void> {
+    await super.dispose();
     await rm(this.initFile, { force: true });
   }
 }

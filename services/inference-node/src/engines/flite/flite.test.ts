@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rms } from '../../audio/dsp.js';
-import { durationSec, type PcmAudio } from '../../audio/pcm.js';
+import { durationSec } from '../../audio/pcm.js';
 import { TtsError } from '@tts/common';
 import type { EngineInput } from '../engine.js';
 import { createFliteEngine, fliteDirectSynthesize, type FliteEngine } from './index.js';
-import { assertWordTimings, crashWorkerInFlight, workerPoolOf } from '../testing.js';
+import { isTtsError } from '@tts/common/testing';
+import { HELLO, PARAGRAPH as THREE_SENTENCES, assertWordTimings, audioOf, crashWorkerInFlight, workerPoolOf } from '../testing.js';
 
-const HELLO = 'Hello world. This is a test.';
-const PARAGRAPH =
-  'The old lighthouse stood at the edge of the cliff, its white paint peeling after decades of storms. ' +
-  'Every evening the keeper climbed the narrow stairs to light the lamp, and every morning he wrote a short note ' +
-  'in the logbook about the weather, the ships that passed, and the birds that rested on the railing. ' +
-  'Nobody in the village remembered a night when the light had failed.';
-
-function isTtsError(code: string) {
-  return (err: unknown): boolean => err instanceof TtsError && err.code === code;
-}
+const PARAGRAPH = `${THREE_SENTENCES} Nobody in the village remembered a night when the light had failed.`;
 
 /** Correlation of the 10 ms RMS envelopes of two equally long clips. */
 function envelopeCorrelation(a: Float32Array, b: Float32Array, frame = 160): number {
@@ -41,12 +33,6 @@ function envelopeCorrelation(a: Float32Array, b: Float32Array, frame = 160): num
     syy += dy * dy;
   });
   return sxy / Math.sqrt(sxx * syy);
-}
-
-async function synth(engine: FliteEngine, input: EngineInput): Promise<PcmAudio> {
-  const [out] = await engine.synthesize([input]);
-  assert.ok(out);
-  return out.audio;
 }
 
 describe('flite engine', () => {
@@ -84,7 +70,7 @@ describe('flite engine', () => {
   });
 
   it('applies speed natively: 2x gives about half the duration', async () => {
-    const normal = await synth(engine, { text: HELLO, voice: 'flite:slt', speed: 1 });
+    const normal = await audioOf(engine, { text: HELLO, voice: 'flite:slt', speed: 1 });
     const [fast] = await engine.synthesize([{ text: HELLO, voice: 'flite:slt', speed: 2 }]);
     assert.ok(fast);
     assert.equal(fast.speedApplied, true);
@@ -104,7 +90,7 @@ describe('flite engine', () => {
   });
 
   it('leaves speeds outside its native range to the node', async () => {
-    const normal = await synth(engine, { text: HELLO, voice: 'flite:kal16', speed: 1 });
+    const normal = await audioOf(engine, { text: HELLO, voice: 'flite:kal16', speed: 1 });
     const [out] = await engine.synthesize([{ text: HELLO, voice: 'flite:kal16', speed: 4.5 }]);
     assert.ok(out);
     assert.equal(out.speedApplied, false);
@@ -132,7 +118,7 @@ describe('flite engine', () => {
 
   it('replaces a worker that dies mid-request; the next requests succeed', async () => {
     await assert.rejects(crashWorkerInFlight(workerPoolOf(engine)), isTtsError('TTS_ENGINE_FAILED'));
-    const outs = await Promise.all(Array.from({ length: 6 }, () => synth(engine, { text: HELLO, voice: 'flite:rms', speed: 1 })));
+    const outs = await Promise.all(Array.from({ length: 6 }, () => audioOf(engine, { text: HELLO, voice: 'flite:rms', speed: 1 })));
     assert.ok(outs.every((a) => rms(a.samples) > 0.02));
     assert.equal(engine.voices().length, 4);
   });
@@ -141,7 +127,7 @@ describe('flite engine', () => {
     const aborted = AbortSignal.abort();
     await assert.rejects(engine.synthesize([{ text: HELLO, voice: 'flite:slt', speed: 1, signal: aborted }]), isTtsError('TTS_CANCELLED'));
     // Fill every worker, then cancel a request waiting in the queue.
-    const busy = Array.from({ length: engine.concurrency }, () => synth(engine, { text: PARAGRAPH, voice: 'flite:slt', speed: 1 }));
+    const busy = Array.from({ length: engine.concurrency }, () => audioOf(engine, { text: PARAGRAPH, voice: 'flite:slt', speed: 1 }));
     const controller = new AbortController();
     const waiting = engine.synthesize([{ text: HELLO, voice: 'flite:slt', speed: 1, signal: controller.signal }]);
     controller.abort();
@@ -165,7 +151,7 @@ describe('flite engine', () => {
   it('reports the real-time factor of a 60-word paragraph', async (t) => {
     const words = PARAGRAPH.split(/\s+/).length;
     let started = performance.now();
-    const audio = await synth(engine, { text: PARAGRAPH, voice: 'flite:slt', speed: 1 });
+    const audio = await audioOf(engine, { text: PARAGRAPH, voice: 'flite:slt', speed: 1 });
     const engineRtf = (performance.now() - started) / 1000 / durationSec(audio);
     started = performance.now();
     const direct = fliteDirectSynthesize(PARAGRAPH, 'slt');

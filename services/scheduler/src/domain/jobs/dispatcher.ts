@@ -43,7 +43,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { SynthesizeResponse } from '@tts/proto/synthesis';
+import type { SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
 import type { JobRecord, JobRepository, JobSpecFields, NewJob } from '../../data/jobs.js';
 import type { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
 import { ERROR_CATALOGUE, isErrorCode, TtsError, callUnary, synthesizerClient, formatOf } from '@tts/common';
@@ -56,6 +56,18 @@ import type { ArtifactStore } from './artifacts.js';
 import type { JobNotifier } from './job-events.js';
 import { speechOfStored } from './job-speech.js';
 import { decodeQueuedJob, encodeQueuedJob, type QueuedJob } from './queue-items.js';
+
+/**
+ * Runs one job's synthesis on the node at `address` (its unary `Synthesize`: the whole encoded
+ * file); rejects with a TtsError (TTS_NO_NODE_AVAILABLE when the node cannot be reached).
+ */
+export type NodeSynthesize = (address: string, request: SynthesizeRequest, options: { readonly timeoutMs: number; readonly signal: AbortSignal }) => Promise<SynthesizeResponse>;
+
+/** NodeSynthesize over gRPC, on the cached client of the address. */
+export const synthesizeOverGrpc: NodeSynthesize = (address, request, options) => {
+  const client = synthesizerClient(address);
+  return callUnary(client.synthesize.bind(client), request, options);
+};
 
 /** What the dispatcher works with. */
 export interface DispatcherOptions {
@@ -78,6 +90,10 @@ export interface DispatcherOptions {
   readonly leaseMs: number;
   /** Period of the check of running jobs' nodes, ms. */
   readonly watchdogMs: number;
+  /** How a job's synthesis reaches its node. @default synthesizeOverGrpc */
+  readonly synthesize?: NodeSynthesize;
+  /** Monotonic clock, ms, of the running jobs' elapsed time (what is left of their estimates). @default performance.now */
+  readonly now?: () => number;
 }
 
 /** Load figures for queue statistics. */
@@ -163,10 +179,18 @@ export class Dispatcher {
   /** The reconciliation in progress, if any (one at a time). */
   private reconciling: Promise<boolean> | undefined;
   private stopListening: () => void = () => undefined;
+  private readonly synthesize: NodeSynthesize;
+  private readonly now: () => number;
 
-  constructor(private readonly options: DispatcherOptions) {}
+  constructor(private readonly options: DispatcherOptions) {
+    this.synthesize = options.synthesize ?? synthesizeOverGrpc;
+    this.now = options.now ?? (() => performance.now());
+  }
 
-  /** Recovers what a previous incarnation left behind, then starts dispatching. */
+  /**
+   * Recovers what a previous incarnation left behind, then starts dispatching; resolves after the
+   * first dispatch round (the queue read once, so a job submitted next may start at once).
+   */
   async start(): Promise<void> {
     const { repo, queue, logger, leases } = this.options;
     await leases.acquire(this.options.consumer, this.runner, this.options.leaseMs);
@@ -191,6 +215,7 @@ export class Dispatcher {
     ];
     for (const t of this.timers) t.unref();
     this.kick();
+    await this.idle();
   }
 
   /** Looks for work now (after a submit, a finished job, a new node). */
@@ -236,6 +261,11 @@ export class Dispatcher {
     }
   }
 
+  /** Resolves once no dispatch round runs (one a kick asked for meanwhile included). */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumpDone;
+  }
+
   /** Notes that a job was added to the queue (the fast path is off until the queue is read empty). */
   noteQueued(): void {
     this.queueDrained = false;
@@ -261,7 +291,7 @@ export class Dispatcher {
 
   /** Jobs running here and their estimated remaining work. */
   load(): DispatcherLoad {
-    const now = performance.now();
+    const now = this.now();
     let runningSeconds = 0;
     for (const r of this.running.values()) runningSeconds += Math.max(0, r.costSeconds - (now - r.startedMs) / 1000);
     return { running: this.running.size, runningSeconds };
@@ -275,7 +305,7 @@ export class Dispatcher {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.stopListening();
-    await this.pumpDone;
+    await this.idle();
     await this.reconciling;
     const settled = (): Promise<unknown> => Promise.allSettled([...this.running.values()].map((r) => r.settled));
     let timer: NodeJS.Timeout | undefined;
@@ -416,7 +446,7 @@ export class Dispatcher {
 
   /** Slot views of the ready nodes from what runs where now. */
   private views(ready: readonly NodeEntry[]): SlotView[] {
-    const now = performance.now();
+    const now = this.now();
     return ready.map((entry) => {
       const capacity = Math.max(0, entry.status.capacity);
       // A running job's slot is never "free now", even past its estimate.
@@ -452,6 +482,8 @@ export class Dispatcher {
     if (!job) {
       this.running.delete(jobId);
       await this.notClaimable(h);
+      // The plan gave this job a slot that is free after all: plan the jobs kept waiting again.
+      this.kick();
       return;
     }
     run.attempt = job.attempts;
@@ -466,7 +498,7 @@ export class Dispatcher {
       jobId,
       nodeId: node.status.nodeId,
       costSeconds: characters * node.status.secondsPerChar,
-      startedMs: performance.now(),
+      startedMs: this.now(),
       controller: new AbortController(),
       attempt: 0,
       reason: undefined,
@@ -502,9 +534,8 @@ export class Dispatcher {
       let response: SynthesizeResponse | undefined;
       let failure: unknown;
       try {
-        const client = synthesizerClient(address);
-        response = await callUnary(
-          client.synthesize.bind(client),
+        response = await this.synthesize(
+          address,
           { requestId: job.jobId, tenantId: job.ownerId, tenantWeight: 0, speech: speechOfStored(job.spec, job.spec.watermarkPayload ?? 0) },
           { timeoutMs: this.options.jobTimeoutMs, signal: run.controller.signal },
         );

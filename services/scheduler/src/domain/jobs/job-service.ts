@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import type { ReadStream } from 'node:fs';
 import { openDatabase, type Database } from '@tts/common/data';
 import {
-  TERMINAL_JOB_STATES,
   JobRepository,
   type JobEventRecord,
   type JobOwnerKind,
@@ -33,7 +32,7 @@ import { ApiKeyCredentialsView } from '../../data/api-key-credentials.js';
 import { SCHEDULER_MIGRATIONS } from '../../data/migrations/index.js';
 import type { CallerAuthenticator } from '../caller-authenticator.js';
 import { SchedulerLeaseRepository } from '../../data/scheduler-leases.js';
-import { Dispatcher } from './dispatcher.js';
+import { Dispatcher, type NodeSynthesize } from './dispatcher.js';
 import { JobNotifier } from './job-events.js';
 import { PRIORITY_LEVELS, priorityOfTier } from './priorities.js';
 import { encodeQueuedJob } from './queue-items.js';
@@ -81,6 +80,8 @@ export interface JobServiceOptions {
   readonly database?: Database;
   /** A key-value store to use instead of opening one (not closed by the service). */
   readonly kv?: Kv;
+  /** How the dispatcher reaches the nodes. @default gRPC (the node's unary Synthesize) */
+  readonly synthesize?: NodeSynthesize;
 }
 
 interface OpenStore {
@@ -90,11 +91,6 @@ interface OpenStore {
   readonly artifacts: ArtifactStore;
   readonly dispatcher: Dispatcher;
   close(graceMs: number): Promise<void>;
-}
-
-/** Terminal states, as a predicate. */
-export function isTerminal(state: JobState): boolean {
-  return TERMINAL_JOB_STATES.includes(state);
 }
 
 const SPEED = SPEED_RANGE;
@@ -312,6 +308,7 @@ export class JobService {
         pollMs: c.queuePollMs,
         leaseMs: c.queueLeaseMs,
         watchdogMs: Math.max(50, Math.min(c.heartbeatMs, 1000) / 2),
+        synthesize: this.o.synthesize,
       });
       await dispatcher.start();
       logger.info('jobs ready', { database: database.kind, queue: queue.backend, consumer: c.schedulerId });
