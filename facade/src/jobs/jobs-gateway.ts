@@ -7,23 +7,7 @@ import { JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, ty
 import type { CloneReport } from '@tts/proto/synthesis';
 import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
 import type { ProvenanceMarks } from '../compliance/provenance.js';
-import type { ClusterView } from '../cluster/cluster.js';
-import type { SpeechRequest } from '../speech/speech-request.js';
-
-/**
- * The job spec of a speech request. A job runs later, so an unknown voice is refused now
- * (TTS_VOICE_NOT_FOUND, 422) rather than failing the job.
- */
-export async function jobSpecOf(request: SpeechRequest, cluster: ClusterView): Promise<JobSpec> {
-  const voice = request.speech.voice.toLowerCase();
-  if (voice !== '') {
-    const snap = await cluster.snapshot();
-    if (snap.voices.length > 0 && !snap.voices.some((v) => v.id.toLowerCase() === voice || v.id.toLowerCase().endsWith(`:${voice}`))) {
-      throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${request.speech.voice}" does not exist.`, { loc: ['body', request.fields.voice ?? 'voice'] });
-    }
-  }
-  return { speech: request.speech, mode: request.mode ?? 'auto', consentConfirmed: request.consentConfirmed ?? false };
-}
+import type { JobOwner } from '../identity/owner.js';
 
 /** Lower-case state names used on the wire. */
 export function stateName(state: JobState): string {
@@ -116,7 +100,7 @@ export class JobsGateway {
   }
 
   /** Queues a job. */
-  async submit(spec: JobSpec, owner: { id: string; kind: JobOwnerKind; tier: string }, requestId: string): Promise<Job> {
+  async submit(spec: JobSpec, owner: JobOwner, requestId: string): Promise<Job> {
     const c = this.client;
     const marked = spec.speech ? { ...spec, speech: { ...spec.speech, watermarkPayload: this.marks.payloadOf(requestId) } } : spec;
     const res = await callUnary(c.submitJob.bind(c), { spec: marked, ownerId: owner.id, ownerKind: owner.kind, tier: owner.tier, requestId }, { timeoutMs: 10_000 });
