@@ -16,7 +16,7 @@ import type { ProvenanceMarks } from './compliance/provenance.js';
 import type { JobUsage } from './jobs/job-usage.js';
 import type { OpenApiDocument } from './operations/openapi-document.js';
 import type { Readiness } from './cluster/readiness.js';
-import type { SynthesisGateway } from './speech/synthesis.js';
+import type { Speech } from './speech/speak.js';
 import type { CleanupService } from './operations/cleanup.js';
 import type { LogStreamHub } from './operations/log-stream.js';
 import type { StreamSlots } from './operations/stream-slots.js';
@@ -55,11 +55,11 @@ export type PathOf<Id extends OperationId> = NonNullable<operations[Id]['paramet
 /** Long-lived dependencies of the facade. */
 export interface FacadeDeps {
   readonly config: FacadeConfig;
-  readonly gateway: SynthesisGateway;
   readonly cluster: ClusterView;
   readonly readiness: Readiness;
   readonly openapi: OpenApiDocument;
   readonly access: AccessServices;
+  /** The speech use case's metering (its records are drained at shutdown). */
   readonly metering: Metering;
   /** Counts the audio of submitted jobs once they end. */
   readonly jobUsage: JobUsage;
@@ -90,6 +90,8 @@ export interface FacadeDeps {
   readonly studio: { readonly presets: StudioPresets; readonly vip: VipService };
   /** Pronunciation lexicons of keys, studio users and presets, resolved into speech requests. */
   readonly lexicons: Lexicons;
+  /** The speech use case every speech operation calls. */
+  readonly speech: Speech;
 }
 
 /** One request of operation `Id` as its handler sees it, with the services `D` it declared. */

@@ -21,6 +21,7 @@ import { HubTokenService, loadHubTokenCipher } from './operations/hub-token.js';
 import { AnalysisGateway } from './references/audio-analysis.js';
 import { ReferenceService } from './references/references.js';
 import { Lexicons } from './speech/lexicons.js';
+import { Speech } from './speech/speak.js';
 import { loadOpenApiDocument } from './operations/openapi-document.js';
 import { Readiness } from './cluster/readiness.js';
 import { SynthesisGateway } from './speech/synthesis.js';
@@ -113,18 +114,23 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     : new SlipOkVerifier({ baseUrl: config.slipProviderUrl, apiKey: config.slipProviderKey ?? '', branchId: config.slipProviderBranch ?? '', timeoutMs: config.slipProviderTimeoutMs });
   const provenance = await ProvenanceMarks.open(config.provenanceSecret, new SecretRepository(access.database));
   const jobs = new JobsGateway(config.schedulerAddress, provenance, config.internalToken);
+  const gateway = new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined, marks: provenance });
+  const metering = new Metering(access, provenance);
+  // Settled at least once a second: each sweep asks the scheduler about every pending job.
+  const jobUsage = new JobUsage(new JobUsageRepository(access.database), jobs, logger, Math.max(config.meteringFlushMs, 1000));
+  const presets = new StudioPresets(access.studioRepo, cluster, async (owner, id) => (await referenceRepo.get(owner, id)) !== undefined);
+  const references = new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec });
+  const lexicons = new Lexicons(new LexiconRepository(access.database), access.studioRepo);
   const deps: FacadeDeps = {
     config,
-    gateway: new SynthesisGateway({ router, timeoutMs: config.requestTimeoutMs, retries: config.synthRetries, admissionShare: config.admission ? config.admissionBudgetShare : undefined, marks: provenance }),
     provenance,
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
     access,
-    metering: new Metering(access, provenance),
+    metering,
     jobs,
-    // Settled at least once a second: each sweep asks the scheduler about every pending job.
-    jobUsage: new JobUsage(new JobUsageRepository(access.database), jobs, logger, Math.max(config.meteringFlushMs, 1000)),
+    jobUsage,
     jobTokens: await JobTokens.open(new SecretRepository(access.database), config.jobTokenTtlSec),
     logger,
     slo: new SloService({ database: access.database, objectives: config.sloObjectives, logger }),
@@ -146,11 +152,12 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       config.hubUrl,
     ),
     studio: {
-      presets: new StudioPresets(access.studioRepo, cluster, async (owner, id) => (await referenceRepo.get(owner, id)) !== undefined),
+      presets,
       vip: new VipService(access.studioRepo, slipVerifier, logger),
     },
-    references: new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec }),
-    lexicons: new Lexicons(new LexiconRepository(access.database), access.studioRepo),
+    references,
+    lexicons,
+    speech: new Speech({ presets, lexicons, cluster, references, metering, gateway, jobs, jobUsage, defaultVoice: config.defaultVoice }),
   };
   let server: Server;
   try {

@@ -5,25 +5,9 @@
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import { JobOwnerKind, JobState, type Job, type JobAudioChunk, type JobEvent, type JobSpec } from '@tts/proto/scheduler';
 import type { CloneReport } from '@tts/proto/synthesis';
-import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf } from '@tts/common';
+import { TtsError, callUnary, schedulerClient, fromServiceError, formatOf, isTerminalJobState } from '@tts/common';
 import type { ProvenanceMarks } from '../compliance/provenance.js';
-import type { ClusterView } from '../cluster/cluster.js';
-import type { SpeechRequest } from '../speech/speech-request.js';
-
-/**
- * The job spec of a speech request. A job runs later, so an unknown voice is refused now
- * (TTS_VOICE_NOT_FOUND, 422) rather than failing the job.
- */
-export async function jobSpecOf(request: SpeechRequest, cluster: ClusterView): Promise<JobSpec> {
-  const voice = request.speech.voice.toLowerCase();
-  if (voice !== '') {
-    const snap = await cluster.snapshot();
-    if (snap.voices.length > 0 && !snap.voices.some((v) => v.id.toLowerCase() === voice || v.id.toLowerCase().endsWith(`:${voice}`))) {
-      throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${request.speech.voice}" does not exist.`, { loc: ['body', request.fields.voice ?? 'voice'] });
-    }
-  }
-  return { speech: request.speech, mode: request.mode ?? 'auto', consentConfirmed: request.consentConfirmed ?? false };
-}
+import type { JobOwner } from '../identity/owner.js';
 
 /** Lower-case state names used on the wire. */
 export function stateName(state: JobState): string {
@@ -46,11 +30,6 @@ export function requireCompleted(job: Job, what: string): void {
   if (job.state === JobState.JOB_STATE_FAILED) throw new TtsError('JOB_FAILED', `The job failed (${job.errorCode || 'unknown error'}), so it has no ${what}.`);
   if (job.state === JobState.JOB_STATE_CANCELLED) throw new TtsError('JOB_CANCELLED', `The job was cancelled, so it has no ${what}.`);
   if (job.state !== JobState.JOB_STATE_COMPLETED) throw new TtsError('JOB_NOT_READY', `The job is ${stateName(job.state)}; its ${what} can be fetched once it has completed.`, { retryAfterSec: 1 });
-}
-
-/** True for completed, failed and cancelled. */
-export function isTerminal(state: JobState): boolean {
-  return state === JobState.JOB_STATE_COMPLETED || state === JobState.JOB_STATE_FAILED || state === JobState.JOB_STATE_CANCELLED;
 }
 
 const iso = (ms: number): string | null => (ms > 0 ? new Date(ms).toISOString() : null);
@@ -116,7 +95,7 @@ export class JobsGateway {
   }
 
   /** Queues a job. */
-  async submit(spec: JobSpec, owner: { id: string; kind: JobOwnerKind; tier: string }, requestId: string): Promise<Job> {
+  async submit(spec: JobSpec, owner: JobOwner, requestId: string): Promise<Job> {
     const c = this.client;
     const marked = spec.speech ? { ...spec, speech: { ...spec.speech, watermarkPayload: this.marks.payloadOf(requestId) } } : spec;
     const res = await callUnary(c.submitJob.bind(c), { spec: marked, ownerId: owner.id, ownerKind: owner.kind, tier: owner.tier, requestId }, { timeoutMs: 10_000 });
@@ -151,7 +130,7 @@ export class JobsGateway {
   async cancelOwner(ownerId: string, ownerKind: JobOwnerKind): Promise<number> {
     let n = 0;
     for (const job of await this.list(ownerId, 500, ownerKind)) {
-      if (!isTerminal(job.state) && (await this.cancel(job.jobId))) n++;
+      if (!isTerminalJobState(job.state) && (await this.cancel(job.jobId))) n++;
     }
     return n;
   }

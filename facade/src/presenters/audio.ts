@@ -9,11 +9,13 @@ import type { CloneReport, SynthesisMetrics, WordTiming } from '@tts/proto/synth
 import type { Job, JobAudioChunk } from '@tts/proto/scheduler';
 import { formatOf } from '@tts/common';
 import type { SynthesisStream } from '../speech/synthesis.js';
+import type { SpokenFile } from '../speech/speak.js';
 import { QUOTA_STAGE_HEADER, type QuotaStatus } from '../identity/index.js';
 import { NO_STORE } from '../middleware/security-headers.js';
+import { elapsedMs } from '../middleware/telemetry.js';
 
 /** Sets the X-TTS-* headers describing who spoke. */
-export function setVoiceHeaders(res: Response, facts: { voice: string; engine: string; nodeId: string; sampleRate: number }): void {
+function setVoiceHeaders(res: Response, facts: { voice: string; engine: string; nodeId: string; sampleRate: number }): void {
   res.setHeader('X-TTS-Voice', facts.voice);
   res.setHeader('X-TTS-Engine', facts.engine);
   res.setHeader('X-TTS-Node', facts.nodeId);
@@ -26,7 +28,7 @@ export function setQuotaStage(res: Response, quota: QuotaStatus | undefined): vo
 }
 
 /** Word timings as JSON: `{ word, start, end }`, seconds to the millisecond. */
-export function wordsJson(words: readonly WordTiming[]): { word: string; start: number; end: number }[] {
+function wordsJson(words: readonly WordTiming[]): { word: string; start: number; end: number }[] {
   const ms = (s: number): number => Math.round(s * 1000) / 1000;
   return words.map((w) => ({ word: w.word, start: ms(w.startSec), end: ms(w.endSec) }));
 }
@@ -38,10 +40,53 @@ async function write(res: Response, data: string | Buffer): Promise<void> {
 const bufferOf = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 /**
+ * Sends a whole file (200): the audio bytes, or with `timestamps` a JSON answer with the audio in
+ * base64 and the words' timings; headers name the voice, the clone report and the timings
+ * (Server-Timing: total, the gRPC call, the node, the engine, the queue, and a reload when there was one).
+ */
+export function sendSpokenFile(res: Response, file: SpokenFile, timestamps: boolean): void {
+  const { response, nodeId, gatewayMs } = file;
+  if (response.clone) setCloneHeaders(res, response.clone);
+  setVoiceHeaders(res, { voice: response.voice, engine: response.engine, nodeId, sampleRate: response.sampleRate });
+  const m = response.metrics;
+  if (m) {
+    res.setHeader('X-Audio-Duration-Sec', m.audioSeconds.toFixed(3));
+    res.setHeader(
+      'Server-Timing',
+      `total;dur=${elapsedMs(res).toFixed(2)}, grpc;dur=${gatewayMs.toFixed(2)}, node;dur=${m.nodeMs.toFixed(2)}, synth;dur=${(m.computeSeconds * 1000).toFixed(2)}, queue;dur=${m.queueMs.toFixed(2)}` +
+        // The voice was unloaded for idleness and loaded again for this request.
+        (m.loadMs > 0 ? `, load;dur=${m.loadMs.toFixed(2)}` : ''),
+    );
+  }
+  const audio = bufferOf(response.audio);
+  if (timestamps) {
+    res.status(200).json({
+      audio: audio.toString('base64'),
+      content_type: response.contentType,
+      sample_rate: response.sampleRate,
+      duration_seconds: Math.round((m?.audioSeconds ?? 0) * 1000) / 1000,
+      words: wordsJson(response.words),
+    });
+  } else {
+    res.status(200).type(response.contentType).send(audio);
+  }
+}
+
+/**
+ * Streams a synthesis as the body, after the headers that name the voice: the audio bytes
+ * (chunked), or with `sse` OpenAI's server-sent events. Returns the final metrics, or undefined
+ * when the client went away first.
+ */
+export function streamSpoken(res: Response, stream: SynthesisStream, sse: boolean, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
+  setVoiceHeaders(res, { voice: stream.info.voice, engine: stream.info.engine, nodeId: stream.nodeId, sampleRate: stream.info.sampleRate });
+  return sse ? pipeSse(stream, res, signal) : pipeAudio(stream, res, signal);
+}
+
+/**
  * Streams audio chunks as the body (chunked transfer encoding). Returns the final metrics, or
  * undefined when the client went away first.
  */
-export async function pipeAudio(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
+async function pipeAudio(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
   res.status(200).type(stream.info.contentType);
   res.setHeader('Cache-Control', NO_STORE);
   res.flushHeaders();
@@ -65,7 +110,7 @@ export async function pipeAudio(stream: SynthesisStream, res: Response, signal: 
  * extension, `words`: the timings of the words whose audio it holds, when there are any), then one
  * `speech.audio.done` with usage (input tokens = characters, output tokens = 20 ms audio frames).
  */
-export async function pipeSse(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
+async function pipeSse(stream: SynthesisStream, res: Response, signal: AbortSignal): Promise<SynthesisMetrics | undefined> {
   res.status(200).type('text/event-stream');
   res.setHeader('Cache-Control', NO_STORE);
   res.flushHeaders();
@@ -110,7 +155,7 @@ export async function sendJobAudio(res: Response, job: Job, chunks: AsyncIterabl
 }
 
 /** The X-Clone-* headers of an answer. */
-export function setCloneHeaders(res: Response, report: CloneReport): void {
+function setCloneHeaders(res: Response, report: CloneReport): void {
   res.setHeader('X-Clone-Voice', report.voice);
   res.setHeader('X-Clone-Similarity-Before', report.similarityBefore.toFixed(4));
   res.setHeader('X-Clone-Similarity-After', report.similarityAfter.toFixed(4));

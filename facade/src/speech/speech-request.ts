@@ -1,122 +1,210 @@
 /**
- * The one mapping from an HTTP body that asks for speech to the platform's speech request
- * (`tts.v1.SpeechSpec`): POST /api/tts and POST /api/jobs/tts (TtsRequest), POST /v1/audio/speech
- * (OpenAI's SpeechRequest) and POST /api/web/jobs/tts (the web form). Empty text and invalid SSML
- * are refused here, once, before any node work; voice names are resolved against the ready nodes; the documented defaults are applied.
+ * The speech request: what a caller asks to be spoken, whatever the protocol, and the platform's
+ * form of it (`tts.v1.SpeechSpec`). The bodies of the speech operations (POST /api/tts and POST
+ * /api/jobs/tts: TtsRequest or its form; POST /v1/audio/speech: OpenAI's SpeechRequest; POST
+ * /api/web/jobs/tts: the web form) are read here into one `SpeechSettings`, fields the body leaves
+ * out left undefined so a preset can fill them. `speechRequestOf` then refuses empty text and
+ * invalid SSML, reads whether the request clones, resolves the voice once (voices.ts), applies the
+ * documented defaults and turns the format into the contract's encoding: the one place the facade
+ * converts it.
  */
 import type { SpeechSpec } from '@tts/proto/synthesis';
 import { encodingOf, isSsml, lexiconMessages, parseSsml, SPEED_RANGE, TtsError, type LexiconEntry } from '@tts/common';
 import type { AudioFormat } from '@tts/common/audio';
 import type { Schema } from '../handler-context.js';
-import type { ClusterView } from '../cluster/cluster.js';
-import { engineOfModel, resolveClientVoice } from './voices.js';
-
-/** A body that asks for speech, by its family. */
-export type SpeechBody =
-  | { readonly kind: 'tts'; readonly body: Schema<'TtsRequest'> }
-  | { readonly kind: 'openai'; readonly body: Schema<'SpeechRequest'> }
-  | { readonly kind: 'web'; readonly body: Schema<'WebJobForm'> };
+import type { Caller } from '../middleware/access.js';
+import type { UploadedFile } from '../middleware/uploads.js';
+import { resolveVoice, type VoiceContext } from './voices.js';
 
 /** The body field that carries each speech field (for errors that name the caller's field). */
 export type FieldNames = Readonly<Partial<Record<keyof SpeechSpec, string>>>;
 
-/** A speech request as the facade forwards it. */
-export interface SpeechRequest {
-  readonly speech: SpeechSpec;
-  /** The format of `speech.encoding`. */
-  readonly format: AudioFormat;
-  /** The request mode as sent (`auto` when absent); null where the family has none (OpenAI). */
+/** The settings a studio preset can supply. */
+export type PresetField = 'voice' | 'engine' | 'speed' | 'format' | 'reference';
+
+/**
+ * How a caller asks for speech, protocol aside. Undefined means "not named": a preset's value, or
+ * the default, applies. A streaming session sends these once and its text in pieces.
+ */
+export interface SpeechSettings {
+  /** Body field of each speech field, for errors. */
+  readonly fields: FieldNames;
+  /** A platform voice id (`engine:name`), a bare name or an OpenAI voice name. */
+  readonly voice?: string;
+  readonly engine?: string;
+  /** An OpenAI model id, which names the engine (or none, for OpenAI's own ids). */
+  readonly model?: string;
+  readonly speed?: number;
+  readonly format?: AudioFormat;
+  /** Output sample rate, Hz. */
+  readonly sampleRate?: number;
+  /** BCP-47 language of the text. */
+  readonly language?: string;
+  readonly instructions?: string;
+  /** The text is spoken as written (no number or date expansion). @default false */
+  readonly rawText?: boolean;
+  /** The caller wants each word's place in the audio. @default false */
+  readonly wordTimings?: boolean;
+  /** The request mode as sent (`auto` when absent); null where the protocol has none (OpenAI). */
   readonly mode: string | null;
   /** The consent flag as sent; null when absent. */
   readonly consentConfirmed: boolean | null;
-  /** Body field of each speech field. */
-  readonly fields: FieldNames;
+  /** A stored reference clip to clone. */
+  readonly referenceId?: string;
+  /** A reference clip uploaded with the request, to clone. */
+  readonly upload?: UploadedFile;
+  /** The caller's studio preset, and which settings it supplies where the request names none. */
+  readonly preset?: { readonly id: string; readonly supplies: readonly PresetField[] };
+}
+
+/** One request for speech. */
+export interface SpeakRequest {
+  readonly requestId: string;
+  /** The operation, as usage and the consent audit name it (e.g. "POST /v1/audio/speech"). */
+  readonly endpoint: string;
+  /** What to say: plain text, or SSML when it starts with `<speak>`. */
+  readonly text: string;
+  readonly settings: SpeechSettings;
 }
 
 const TTS_FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', speed: 'speed', encoding: 'format', sampleRate: 'sample_rate', language: 'language' };
 const OPENAI_FIELDS: FieldNames = { text: 'input', voice: 'voice', engine: 'model', speed: 'speed', encoding: 'response_format', sampleRate: 'sample_rate' };
 const WEB_FIELDS: FieldNames = { text: 'text', voice: 'voice', speed: 'speed', encoding: 'format' };
 
-/** Where a speech request resolves voice names. */
-export interface SpeechContext {
-  readonly cluster: ClusterView;
-  /** The platform default voice (what OpenAI names fall back to). */
-  readonly defaultVoice: string;
-  /** The caller's pronunciation lexicon (with its preset's), carried to the node. @default none */
-  readonly lexicon?: readonly LexiconEntry[];
+/** A preset on POST /api/tts supplies all of its voice setup; on the web job form, its voice and speed. */
+const TTS_PRESET: readonly PresetField[] = ['voice', 'engine', 'speed', 'format', 'reference'];
+const WEB_PRESET: readonly PresetField[] = ['voice', 'speed'];
+
+/** The settings of a TtsRequest, or of its multipart form (`upload`: its `ref_audio`). */
+export function ttsSettingsOf(body: Schema<'TtsRequest'> | Schema<'TtsCloneForm'>, upload?: UploadedFile): SpeechSettings {
+  if (typeof body.consent_confirmed === 'string') {
+    // The form: text values, and only the fields of a clone request.
+    const form = body as Schema<'TtsCloneForm'>;
+    return { fields: TTS_FIELDS, format: form.format || undefined, mode: form.mode || 'auto', consentConfirmed: formBoolean(form.consent_confirmed) ?? null, referenceId: form.reference_id || undefined, upload };
+  }
+  const b = body as Schema<'TtsRequest'>;
+  return {
+    fields: TTS_FIELDS,
+    voice: b.voice,
+    engine: b.engine,
+    speed: b.speed,
+    format: b.format,
+    sampleRate: b.sample_rate,
+    language: b.language,
+    rawText: b.normalize === false,
+    wordTimings: b.timestamps === true,
+    mode: b.mode ?? 'auto',
+    consentConfirmed: b.consent_confirmed ?? null,
+    referenceId: b.reference_id,
+    upload,
+    preset: b.preset_id === undefined ? undefined : { id: b.preset_id, supplies: TTS_PRESET },
+  };
+}
+
+/** The settings of OpenAI's SpeechRequest (its format defaults to mp3, as OpenAI's does). */
+export function openAiSettingsOf(body: Schema<'SpeechRequest'>): SpeechSettings {
+  return {
+    fields: OPENAI_FIELDS,
+    voice: body.voice,
+    model: body.model,
+    speed: body.speed,
+    format: body.response_format ?? 'mp3',
+    sampleRate: body.sample_rate,
+    instructions: body.instructions,
+    wordTimings: body.stream_format === 'sse',
+    mode: null,
+    consentConfirmed: null,
+  };
+}
+
+/** The settings of the web job form (its values are text). Throws TTS_SPEED_OUT_OF_RANGE (422). */
+export function webSettingsOf(form: Schema<'WebJobForm'>): SpeechSettings {
+  return {
+    fields: WEB_FIELDS,
+    voice: form.voice,
+    speed: formSpeed(form.speed),
+    format: form.format,
+    mode: form.mode ?? 'auto',
+    consentConfirmed: formBoolean(form.consent_confirmed) ?? null,
+    referenceId: form.reference_id || undefined,
+    preset: form.preset_id ? { id: form.preset_id, supplies: WEB_PRESET } : undefined,
+  };
+}
+
+/** Where the reference of a clone request comes from: a clip uploaded with it, or a stored one. */
+export interface CloneSource {
+  readonly upload?: UploadedFile;
+  readonly referenceId?: string;
+}
+
+/** A request made ready for a node or the job queue. */
+export interface SpeechRequest {
+  readonly speech: SpeechSpec;
+  /** Where its reference clip comes from; undefined when it does not clone. */
+  readonly cloning: CloneSource | undefined;
+}
+
+/** What making a speech request needs besides the request. */
+export interface SpeechContext extends Omit<VoiceContext, 'field'> {
+  /** The caller's pronunciation lexicon (with its preset's), carried to the node. */
+  readonly lexicon: readonly LexiconEntry[];
 }
 
 /**
- * The speech request of `input`. Throws TTS_TEXT_EMPTY (422) for empty or white-space text,
- * SSML_INVALID (422) for a text starting with `<speak>` that is not valid SSML of the subset, and
- * TTS_MODEL_NOT_FOUND (404) for an OpenAI `model` that names no engine.
+ * The platform's request to say `text` with `settings` for `caller`: the text checked, whether it
+ * clones (and from what), the voice resolved, the documented defaults applied (wav, speed 1, the
+ * voice's rate), the format converted to the contract's encoding, the lexicon carried. Throws
+ * TTS_TEXT_EMPTY and SSML_INVALID (422), the clone refusals of `cloneSourceOf`, and the voice
+ * refusals of `resolveVoice`, in that order.
  */
-export async function speechRequestOf(input: SpeechBody, ctx: SpeechContext): Promise<SpeechRequest> {
-  const request = await requestOf(input, ctx);
-  if (ctx.lexicon === undefined || ctx.lexicon.length === 0) return request;
-  return { ...request, speech: { ...request.speech, lexicon: lexiconMessages(ctx.lexicon) } };
+export async function speechRequestOf(caller: Caller, text: string, settings: SpeechSettings, ctx: SpeechContext): Promise<SpeechRequest> {
+  checkText(text, settings.fields);
+  const cloning = cloneSourceOf(settings, caller);
+  const { voice, engine } = await resolveVoice(settings, { ...ctx, field: settings.fields.voice });
+  const speech: SpeechSpec = {
+    text,
+    voice,
+    engine,
+    speed: settings.speed ?? 1,
+    encoding: encodingOf(settings.format ?? 'wav'),
+    sampleRate: settings.sampleRate ?? 0,
+    language: settings.language ?? '',
+    instructions: settings.instructions ?? '',
+    rawText: settings.rawText === true,
+    wordTimings: settings.wordTimings === true,
+    lexicon: ctx.lexicon.length === 0 ? [] : lexiconMessages(ctx.lexicon),
+    // The gateways set the provenance payload from the request id (compliance/provenance.ts).
+    watermarkPayload: 0,
+    clone: undefined,
+  };
+  return { speech, cloning };
 }
 
-/** The speech request of `input` without a lexicon. */
-async function requestOf(input: SpeechBody, ctx: SpeechContext): Promise<SpeechRequest> {
-  const fields = input.kind === 'tts' ? TTS_FIELDS : input.kind === 'openai' ? OPENAI_FIELDS : WEB_FIELDS;
-  const text = input.kind === 'openai' ? input.body.input : input.body.text;
+/**
+ * Refuses a text that cannot be spoken: TTS_TEXT_EMPTY (422) for empty or white-space text,
+ * SSML_INVALID (422) for a text starting with `<speak>` that is not valid SSML of the subset.
+ */
+function checkText(text: string, fields: FieldNames): void {
   if (text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', `${fields.text} is empty or only white space.`, { loc: ['body', fields.text ?? 'text'] });
   if (isSsml(text)) parseSsml(text, fields.text);
-  switch (input.kind) {
-    case 'openai': {
-      const b = input.body;
-      const snap = await ctx.cluster.snapshot();
-      const engine = engineOfModel(b.model, snap.knownEngines);
-      const format = b.response_format ?? 'mp3';
-      const voice = resolveClientVoice(b.voice, engine, snap.voices, ctx.defaultVoice);
-      return { speech: { ...spec(text, voice, engine, b.speed, format, b.sample_rate, '', b.instructions, false), wordTimings: b.stream_format === 'sse' }, format, mode: null, consentConfirmed: null, fields };
-    }
-    case 'tts': {
-      const b = input.body;
-      const engine = b.engine ?? '';
-      const format = b.format ?? 'wav';
-      const voice = await platformVoice(ctx, b.voice ?? '', engine);
-      return {
-        speech: { ...spec(text, voice, engine, b.speed, format, b.sample_rate, b.language, undefined, b.normalize === false), wordTimings: b.timestamps === true },
-        format,
-        mode: b.mode ?? 'auto',
-        consentConfirmed: b.consent_confirmed ?? null,
-        fields,
-      };
-    }
-    case 'web': {
-      const b = input.body;
-      const voice = await platformVoice(ctx, b.voice ?? '', '');
-      const format = b.format ?? 'wav';
-      return { speech: spec(text, voice, '', formSpeed(b.speed), format, undefined, undefined, undefined, false), format, mode: b.mode ?? 'auto', consentConfirmed: formBoolean(b.consent_confirmed) ?? null, fields };
-    }
-  }
-}
-
-function spec(
-  text: string,
-  voice: string,
-  engine: string,
-  speed: number | undefined,
-  format: AudioFormat,
-  sampleRate: number | undefined,
-  language: string | undefined,
-  instructions: string | undefined,
-  rawText: boolean,
-): SpeechSpec {
-  // The gateways set the provenance payload from the request id (provenance.ts).
-  return { text, voice, engine, speed: speed ?? 1, encoding: encodingOf(format), sampleRate: sampleRate ?? 0, language: language ?? '', instructions: instructions ?? '', rawText, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
 }
 
 /**
- * The platform voice id for a request's voice: ids with an engine prefix pass through; OpenAI
- * names and bare names are resolved against the voices of the ready nodes.
+ * Where the reference of a request comes from, or undefined when it does not clone (`mode`
+ * preset, or auto without a reference). `mode` clone without a reference is VALIDATION_FAILED
+ * (422). A stored clip is always the caller's own: a caller that owns none (the browser check
+ * alone) gets REFERENCE_NOT_FOUND (404), as for another owner's clip.
  */
-async function platformVoice(ctx: SpeechContext, voice: string, engine: string): Promise<string> {
-  if (voice === '' || voice.includes(':')) return voice;
-  const snap = await ctx.cluster.snapshot();
-  return resolveClientVoice(voice, engine, snap.voices, ctx.defaultVoice);
+function cloneSourceOf(settings: SpeechSettings, caller: Caller): CloneSource | undefined {
+  const mode = settings.mode ?? 'auto';
+  const referenceId = settings.referenceId === '' ? undefined : settings.referenceId;
+  const given = settings.upload !== undefined || referenceId !== undefined;
+  if (mode === 'preset' || (mode === 'auto' && !given)) return undefined;
+  if (!given) throw new TtsError('VALIDATION_FAILED', 'mode clone needs a reference: reference_id, or ref_audio in a multipart form.', { loc: ['body', 'reference_id'] });
+  if (settings.upload === undefined && caller.method !== 'api_key' && caller.method !== 'studio') {
+    throw new TtsError('REFERENCE_NOT_FOUND', 'Only an API key or a studio user owns reference clips; the browser check alone cannot clone. Sign in to the studio or use an API key.', { loc: ['body', 'reference_id'] });
+  }
+  return { ...(settings.upload ? { upload: settings.upload } : {}), ...(referenceId ? { referenceId } : {}) };
 }
 
 /** A form's speed text as a number; undefined when absent; TTS_SPEED_OUT_OF_RANGE (422) outside the range. */

@@ -1,9 +1,11 @@
 /**
- * Voice naming for clients: OpenAI voice names mapped onto platform voices, and the model ids the
- * OpenAI-compatible API accepts.
+ * Voice naming for clients: OpenAI voice names mapped onto platform voices, the model ids the
+ * OpenAI-compatible API accepts, and the one resolution of a request's voice and engine
+ * (`resolveVoice`); the node resolves the result to its engine's voice.
  */
 import type { Voice } from '@tts/proto/synthesis';
 import { TtsError } from '@tts/common';
+import type { ClusterSnapshot } from '../cluster/cluster.js';
 
 /** OpenAI's voice names. */
 export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse'] as const;
@@ -62,7 +64,7 @@ function pickAlias(name: OpenAiVoice, voices: readonly Voice[], engine: string, 
 }
 
 /** Engine named by a model id, or '' for the OpenAI compatibility ids. Throws TTS_MODEL_NOT_FOUND. */
-export function engineOfModel(model: string, engines: readonly string[]): string {
+function engineOfModel(model: string, engines: readonly string[]): string {
   const m = model.trim().toLowerCase();
   if ((OPENAI_MODELS as readonly string[]).includes(m)) return '';
   const engine = ENGINE_ALIASES[m] ?? m;
@@ -70,11 +72,57 @@ export function engineOfModel(model: string, engines: readonly string[]): string
   throw new TtsError('TTS_MODEL_NOT_FOUND', `The model "${model}" does not exist.`, { loc: ['body', 'model'] });
 }
 
+/** A voice and engine as a request names them (undefined: not named). */
+export interface NamedVoice {
+  readonly voice?: string | undefined;
+  readonly engine?: string | undefined;
+  /** An OpenAI model id, naming the engine. */
+  readonly model?: string | undefined;
+}
+
+/** What resolving a voice needs. */
+export interface VoiceContext {
+  /** The cluster's voices and engines, fetched only when a name needs them. */
+  readonly snapshot: () => Promise<ClusterSnapshot>;
+  /** The platform default voice (what OpenAI names fall back to). */
+  readonly defaultVoice: string;
+  /**
+   * The voice must be one some ready node has (jobs: they run later, so an unknown voice is
+   * refused now rather than failing the job). @default false
+   */
+  readonly mustExist?: boolean;
+  /** Body field naming the voice, for errors. @default "voice" */
+  readonly field?: string | undefined;
+}
+
+/**
+ * The voice and engine a request speaks with, as sent to the node: an OpenAI model names its
+ * engine (TTS_MODEL_NOT_FOUND, 404, when it names none); OpenAI voice names and bare names are
+ * resolved against the voices of the ready nodes; a voice id (`engine:name`) passes through for
+ * the node to resolve; none named stays '' (the node's default). With `mustExist`, a voice no ready
+ * node has is TTS_VOICE_NOT_FOUND (422).
+ */
+export async function resolveVoice(named: NamedVoice, ctx: VoiceContext): Promise<{ voice: string; engine: string }> {
+  let snap: ClusterSnapshot | undefined;
+  const snapshot = async (): Promise<ClusterSnapshot> => (snap ??= await ctx.snapshot());
+  const engine = named.model === undefined ? named.engine ?? '' : engineOfModel(named.model, (await snapshot()).knownEngines);
+  let voice = named.voice ?? '';
+  if (named.model !== undefined || (voice !== '' && !voice.includes(':'))) voice = resolveClientVoice(voice, engine, (await snapshot()).voices, ctx.defaultVoice);
+  if (ctx.mustExist === true && voice !== '') {
+    const wanted = voice.toLowerCase();
+    const { voices } = await snapshot();
+    if (voices.length > 0 && !voices.some((v) => v.id.toLowerCase() === wanted || v.id.toLowerCase().endsWith(`:${wanted}`))) {
+      throw new TtsError('TTS_VOICE_NOT_FOUND', `Voice "${voice}" does not exist.`, { loc: ['body', ctx.field ?? 'voice'] });
+    }
+  }
+  return { voice, engine };
+}
+
 /**
  * The platform voice id for a client's voice: OpenAI names are mapped (within `engine` when the
  * model names one); anything else passes through for the node to resolve.
  */
-export function resolveClientVoice(voice: string, engine: string, voices: readonly Voice[], defaultVoice: string): string {
+function resolveClientVoice(voice: string, engine: string, voices: readonly Voice[], defaultVoice: string): string {
   const v = voice.trim();
   const lower = v.toLowerCase();
   if (isOpenAiVoice(lower)) return pickAlias(lower, voices, engine, defaultVoice);

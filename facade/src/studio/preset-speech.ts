@@ -1,18 +1,20 @@
 /**
- * A preset as the voice setup of a synthesis request (`preset_id` on POST /api/tts and the web job
- * form): the preset fills what the request leaves out (voice, engine, speed, format; on POST
- * /api/tts also its stored reference clip, so `mode` auto or clone speaks like it, with consent);
- * what the request names wins. Only the preset's owner can use it: another user's preset, or any
- * preset without a studio session, is refused before anything is synthesized.
+ * A preset as the voice setup of a speech request (`preset_id` on POST /api/tts and the web job
+ * form): the preset fills what the request leaves out, among the settings the operation lets it
+ * supply (on POST /api/tts voice, engine, speed, format and its stored reference clip, so `mode`
+ * auto or clone speaks like it, with consent; on the web form voice and speed); what the request
+ * names wins. Only the preset's owner can use it: another user's preset, or any preset without a
+ * studio session, is refused before anything is synthesized.
  */
 import { TtsError } from '@tts/common';
-import type { Schema } from '../handler-context.js';
+import type { AudioFormat } from '@tts/common/audio';
 import type { Caller } from '../middleware/access.js';
 import type { StudioPresets } from './presets.js';
 import type { StudioPreset } from '../data/index.js';
+import type { SpeechSettings } from '../speech/speech-request.js';
 
 /** The caller's preset `presetId`; throws STUDIO_SESSION_MISSING (401) or STUDIO_PRESET_NOT_FOUND (404). */
-async function presetOf(caller: Caller, presets: StudioPresets, presetId: string): Promise<StudioPreset> {
+async function presetOf(caller: Caller, presets: Pick<StudioPresets, 'get'>, presetId: string): Promise<StudioPreset> {
   if (caller.method !== 'studio') {
     throw new TtsError('STUDIO_SESSION_MISSING', 'preset_id names a studio preset: send the studio session in X-Studio-Token.', { loc: ['body', 'preset_id'] });
   }
@@ -24,28 +26,22 @@ async function presetOf(caller: Caller, presets: StudioPresets, presetId: string
   }
 }
 
-/** A TtsRequest with its preset's fields filled in (the body itself when it names no preset). */
-export async function ttsBodyWithPreset(body: Schema<'TtsRequest'>, caller: Caller, presets: StudioPresets): Promise<Schema<'TtsRequest'>> {
-  if (body.preset_id === undefined) return body;
-  const p = await presetOf(caller, presets, body.preset_id);
-  const filled: Schema<'TtsRequest'> = { ...body };
+/** The settings with their preset's filled in (the settings themselves when they name no preset). Throws as `presetOf`. */
+export async function withPreset(settings: SpeechSettings, caller: Caller, presets: Pick<StudioPresets, 'get'>): Promise<SpeechSettings> {
+  if (settings.preset === undefined) return settings;
+  const p = await presetOf(caller, presets, settings.preset.id);
+  const supplies = new Set(settings.preset.supplies);
+  const filled = { ...settings };
   // A voice named in the request brings its own engine; an engine named in the request keeps the
   // preset's voice only when that voice is of this engine.
   if (filled.voice === undefined && filled.engine === undefined) {
-    if (p.voice !== null) filled.voice = p.voice;
-    if (p.engine !== null) filled.engine = p.engine;
-  } else if (filled.voice === undefined && p.voice !== null && p.voice.startsWith(`${filled.engine}:`)) {
+    if (supplies.has('voice') && p.voice !== null) filled.voice = p.voice;
+    if (supplies.has('engine') && p.engine !== null) filled.engine = p.engine;
+  } else if (supplies.has('voice') && filled.voice === undefined && p.voice !== null && p.voice.startsWith(`${filled.engine}:`)) {
     filled.voice = p.voice;
   }
-  if (filled.speed === undefined && p.speed !== null) filled.speed = p.speed;
-  if (filled.format === undefined && p.format !== null) filled.format = p.format as Schema<'TtsRequest'>['format'];
-  if (filled.reference_id === undefined && p.referenceId !== null && filled.mode !== 'preset') filled.reference_id = p.referenceId;
+  if (supplies.has('speed') && filled.speed === undefined && p.speed !== null) filled.speed = p.speed;
+  if (supplies.has('format') && filled.format === undefined && p.format !== null) filled.format = p.format as AudioFormat;
+  if (supplies.has('reference') && filled.referenceId === undefined && p.referenceId !== null && filled.mode !== 'preset') filled.referenceId = p.referenceId;
   return filled;
-}
-
-/** A web job form with its preset's voice filled in, and the preset's speed (the form has none). */
-export async function webFormWithPreset(form: Schema<'WebJobForm'>, caller: Caller, presets: StudioPresets): Promise<{ form: Schema<'WebJobForm'>; speed: number | undefined }> {
-  if (form.preset_id === undefined || form.preset_id === '') return { form, speed: undefined };
-  const p = await presetOf(caller, presets, form.preset_id);
-  return { form: { ...form, ...(form.voice === undefined && p.voice !== null ? { voice: p.voice } : {}) }, speed: p.speed ?? undefined };
 }

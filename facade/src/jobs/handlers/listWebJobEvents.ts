@@ -1,6 +1,6 @@
-import { TtsError } from '@tts/common';
+import { isTerminalJobState, TtsError } from '@tts/common';
 import { jobTokenOf, ownerDeleted } from '../job-access.js';
-import { eventJson, isTerminal, stateName } from '../jobs-gateway.js';
+import { eventJson, stateName } from '../jobs-gateway.js';
 import { handler } from '../../handler-context.js';
 
 /** GET /api/web/jobs/{job_id}/events: events after after_event_id (an empty page past the last one). */
@@ -16,7 +16,7 @@ export const listWebJobEvents = handler('listWebJobEvents', ['access', 'jobToken
   res.json({
     job_id: jobId,
     status: stateName(page.state),
-    done: isTerminal(page.state) && (last?.eventId ?? after) >= page.lastEventId,
+    done: isTerminalJobState(page.state) && (last?.eventId ?? after) >= page.lastEventId,
     last_event_id: page.lastEventId,
     next_after_event_id: last?.eventId ?? after,
     events: page.events.map(eventJson),

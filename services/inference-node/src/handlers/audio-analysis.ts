@@ -10,7 +10,7 @@ import type { NodeContext } from '../domain/node-context.js';
 import { analyzeReference, transcribeUpload } from '../analysis/reference.js';
 import { receiveUpload, type ReceivedUpload } from '../analysis/upload.js';
 import { detectWatermarkInUpload } from '../analysis/watermark-check.js';
-import { callCancellation } from './call-admission.js';
+import { callCancellation } from './call-cancellation.js';
 
 type Handler<Res> = (call: ServerReadableStream<AudioUpload, Res>, callback: sendUnaryData<Res>) => void;
 

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { AudioChunk, SynthesizeRequest } from '@tts/proto/synthesis';
-import { TtsError, toServiceError, encodingOf } from '@tts/common';
+import { TtsError, toServiceError } from '@tts/common';
 import { planSynthesis, synthesizeStreaming } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, callCancellation, metricsOf, wordMessages } from './call-admission.js';
-import { jobFromRequest } from './job-from-request.js';
+import { callCancellation } from './call-cancellation.js';
+import { admitCall, jobFromRequest, metricsOf, wordMessages } from './synthesis-call.js';
 
 function write(call: ServerWritableStream<SynthesizeRequest, AudioChunk>, chunk: AudioChunk): Promise<void> {
   return new Promise((resolve) => {
@@ -23,13 +23,14 @@ export function synthesizeStream(ctx: NodeContext) {
       try {
         admitCall(ctx);
         if (call.request.speech?.clone) throw new TtsError('TTS_MODE_UNSUPPORTED', 'Clone requests are served whole (Synthesize), not streamed.', { loc: ['speech', 'clone'] });
-        const plan = planSynthesis({ ...jobFromRequest(call.request), streaming: true }, ctx.deps);
+        const { job, encoding } = jobFromRequest(call.request);
+        const plan = planSynthesis({ ...job, streaming: true }, ctx.deps);
         let sequence = 0;
         await write(call, {
           data: Buffer.alloc(0),
           sequence: sequence++,
           info: {
-            encoding: encodingOf(plan.job.format),
+            encoding,
             sampleRate: plan.outputRate,
             voice: plan.voice.id,
             engine: plan.engine.name,

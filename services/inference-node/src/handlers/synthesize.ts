@@ -2,11 +2,11 @@ import { performance } from 'node:perf_hooks';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { CloneReport, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
 import { PROBE_CHARS } from '../cloning/clone.js';
-import { toServiceError, encodingOf } from '@tts/common';
+import { toServiceError } from '@tts/common';
 import { planSynthesis, synthesizeWhole } from '../domain/pipeline.js';
 import type { NodeContext } from '../domain/node-context.js';
-import { admitCall, callCancellation, metricsOf, wordMessages } from './call-admission.js';
-import { jobFromRequest } from './job-from-request.js';
+import { callCancellation } from './call-cancellation.js';
+import { admitCall, jobFromRequest, metricsOf, wordMessages } from './synthesis-call.js';
 
 /** Synthesize: the whole utterance in one response. */
 export function synthesize(ctx: NodeContext) {
@@ -16,7 +16,8 @@ export function synthesize(ctx: NodeContext) {
     void (async () => {
       try {
         admitCall(ctx);
-        let job = jobFromRequest(call.request);
+        const asked = jobFromRequest(call.request);
+        let job = asked.job;
         const clone = call.request.speech?.clone;
         // A clone request speaks with the nearest voice, adapted to the reference (cloning/clone.ts).
         let cloneReport: CloneReport | undefined;
@@ -34,7 +35,7 @@ export function synthesize(ctx: NodeContext) {
         cancellation.answered();
         callback(null, {
           audio,
-          encoding: encodingOf(plan.job.format),
+          encoding: asked.encoding,
           sampleRate: plan.outputRate,
           voice: plan.voice.id,
           engine: plan.engine.name,

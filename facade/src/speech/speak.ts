@@ -1,0 +1,153 @@
+/**
+ * The speech use case: every operation that speaks (REST, OpenAI, web and studio; whole file,
+ * stream or job) tells its story here, in order: the caller's preset, the caller's lexicon, the
+ * platform's speech request (text, clone reference, voice: speech-request.ts), then metering
+ * (consent, text length, quota, the caller's syntheses in flight; usage and the consent audit
+ * whatever the outcome) around admission and routing to a node (synthesis.ts) or the job queue.
+ * Handlers read their body into a `SpeakRequest` (speech-request.ts) and present what comes out.
+ * A streaming session (text arriving in pieces) keeps its `SpeechSettings` and says each piece
+ * with them.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Job } from '@tts/proto/scheduler';
+import type { SpeechSpec, SynthesisMetrics, SynthesizeResponse } from '@tts/proto/synthesis';
+import { TtsError } from '@tts/common';
+import type { Caller } from '../middleware/access.js';
+import { tenantOf } from '../middleware/access.js';
+import type { ClusterView } from '../cluster/cluster.js';
+import type { QuotaStatus } from '../identity/index.js';
+import type { JobOwner } from '../identity/owner.js';
+import type { JobsGateway } from '../jobs/jobs-gateway.js';
+import type { JobUsage } from '../jobs/job-usage.js';
+import type { ReferenceService } from '../references/references.js';
+import { withPreset } from '../studio/preset-speech.js';
+import type { StudioPresets } from '../studio/presets.js';
+import { cloneSpecOf, requireConsent } from './clone-request.js';
+import type { Lexicons } from './lexicons.js';
+import { tenantWeightOf, type Metering } from './metering.js';
+import { speechRequestOf, type SpeakRequest, type SpeechSettings } from './speech-request.js';
+import type { SynthesisGateway, SynthesisStream } from './synthesis.js';
+
+/** A whole file as the node answered it. */
+export interface SpokenFile {
+  readonly response: SynthesizeResponse;
+  readonly nodeId: string;
+  /** The call to the node as the facade saw it, ms. */
+  readonly gatewayMs: number;
+}
+
+interface Admitted {
+  /**
+   * Called once the caller's limits let the request through, before any synthesis, with its
+   * quota status (API keys and studio users): an error after it still carries what it set.
+   */
+  readonly admitted?: (quota: QuotaStatus | undefined) => void;
+}
+
+/** The audio as one file (synchronous). */
+export interface FileOutput extends Admitted {
+  readonly kind: 'file';
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  readonly deliver: (file: SpokenFile) => Promise<void> | void;
+}
+
+/** The audio as a stream of chunks, sentence by sentence (synchronous). */
+export interface StreamOutput extends Admitted {
+  readonly kind: 'stream';
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Delivers the chunks; returns the final metrics, or undefined when the client went away first. */
+  readonly deliver: (stream: SynthesisStream) => Promise<SynthesisMetrics | undefined>;
+}
+
+/** A queued job, synthesized later by the scheduler. */
+export interface JobOutput extends Admitted {
+  readonly kind: 'job';
+  readonly owner: JobOwner;
+  readonly deliver: (job: Job) => Promise<void> | void;
+}
+
+/** Where the speech goes. */
+export type SpeechOutput = FileOutput | StreamOutput | JobOutput;
+
+/** What the use case works with (each behind the part of its interface it uses). */
+export interface SpeechServices {
+  readonly presets: Pick<StudioPresets, 'get'>;
+  readonly lexicons: Pick<Lexicons, 'forSpeech'>;
+  readonly cluster: Pick<ClusterView, 'snapshot'>;
+  readonly references: Pick<ReferenceService, 'audio'>;
+  readonly metering: Pick<Metering, 'run'>;
+  readonly gateway: Pick<SynthesisGateway, 'synthesize' | 'stream'>;
+  readonly jobs: Pick<JobsGateway, 'submit'>;
+  readonly jobUsage: Pick<JobUsage, 'submitted'>;
+  /** The platform default voice (what OpenAI voice names fall back to). */
+  readonly defaultVoice: string;
+}
+
+/** Speaks for every speech operation. */
+export class Speech {
+  constructor(private readonly services: SpeechServices) {}
+
+  /**
+   * Says `request.text` for `caller` into `output`. Throws the request's refusal before anything
+   * is synthesized (preset, text, clone, voice, consent, limits: each with its catalogue code), or
+   * the synthesis' failure; usage and the consent audit are recorded either way once metering has
+   * started.
+   */
+  async speak(caller: Caller, request: SpeakRequest, output: SpeechOutput): Promise<void> {
+    const s = this.services;
+    const settings = request.settings.preset === undefined ? request.settings : await withPreset(request.settings, caller, s.presets);
+    // A job keeps the lexicon of its submission (stored with its spec).
+    const lexicon = await s.lexicons.forSpeech(caller, settings.preset?.id);
+    // A job runs later, so its voice must exist now.
+    const { speech, cloning } = await speechRequestOf(caller, request.text, settings, { lexicon, snapshot: () => s.cluster.snapshot(), defaultVoice: s.defaultVoice, mustExist: output.kind === 'job' });
+    const metered = {
+      endpoint: request.endpoint,
+      requestId: request.requestId,
+      characters: request.text.length,
+      textField: settings.fields.text ?? 'text',
+      mode: cloning ? 'clone' : settings.mode,
+      consentConfirmed: settings.consentConfirmed,
+      synchronous: output.kind !== 'job',
+    };
+    await s.metering.run(
+      caller,
+      metered,
+      async (quota) => {
+        output.admitted?.(quota);
+        // A clone carries its reference clip to the node that runs it.
+        const spoken = cloning ? { ...speech, clone: await cloneSpecOf(cloning, caller, s) } : speech;
+        return this.send(caller, request.requestId, spoken, settings, output);
+      },
+      cloning ? () => requireConsent(settings.consentConfirmed) : undefined,
+    );
+  }
+
+  /** Sends the speech to a node (admission and routing: the gateway) or the job queue; the seconds of audio delivered. */
+  private async send(caller: Caller, requestId: string, speech: SpeechSpec, settings: SpeechSettings, output: SpeechOutput): Promise<number> {
+    const s = this.services;
+    const routed = { requestId, tenantId: tenantOf(caller), tenantWeight: tenantWeightOf(caller), speech };
+    switch (output.kind) {
+      case 'file': {
+        const called = performance.now();
+        const { response, nodeId } = await s.gateway.synthesize(routed, settings.fields, output.signal);
+        await output.deliver({ response, nodeId, gatewayMs: performance.now() - called });
+        return response.metrics?.audioSeconds ?? 0;
+      }
+      case 'stream': {
+        const metrics = await output.deliver(await s.gateway.stream(routed, settings.fields, output.signal));
+        if (!metrics) throw new TtsError('TTS_CANCELLED', 'The client went away before the audio was complete.');
+        return metrics.audioSeconds;
+      }
+      case 'job': {
+        const mode = speech.clone ? 'clone' : settings.mode ?? 'auto';
+        const job = await s.jobs.submit({ speech, mode, consentConfirmed: settings.consentConfirmed ?? false }, output.owner, requestId);
+        // Its audio is counted once it ends (jobs/job-usage.ts).
+        await s.jobUsage.submitted(requestId, job.jobId);
+        await output.deliver(job);
+        return 0;
+      }
+    }
+  }
+}
