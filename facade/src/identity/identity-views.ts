@@ -175,52 +175,50 @@ export function costDashboardView(report: CostDashboardReport): JsonObject {
   };
 }
 
-/** GET /api/usage/job-access-audit. */
-export function jobAccessAuditView(report: AuditReport<JobAccessRecord>): JsonObject {
+/** An audit report's body: its window and counts, and each record as `recordView` shows it. */
+function auditReportView<R>(report: AuditReport<R>, recordView: (r: R) => JsonObject): JsonObject {
   return {
     day_from: report.dayFrom,
     day_to: report.dayTo,
     limit: report.limit,
     total: report.total,
     truncated: report.truncated,
-    records: report.records.map((r) => ({
-      id: r.id,
-      created_at: iso(r.createdAt),
-      request_id: r.requestId,
-      endpoint: r.endpoint,
-      job_id: r.jobId,
-      requester_kind: r.requesterKind,
-      requester_key_id: r.requesterKeyId,
-      owner_key_id: r.ownerKeyId,
-      allowed: r.allowed,
-      reason: r.reason,
-      attempts: r.attempts,
-      client_address: r.clientAddress,
-    })),
+    records: report.records.map(recordView),
   };
+}
+
+/** GET /api/usage/job-access-audit. */
+export function jobAccessAuditView(report: AuditReport<JobAccessRecord>): JsonObject {
+  return auditReportView(report, (r) => ({
+    id: r.id,
+    created_at: iso(r.createdAt),
+    request_id: r.requestId,
+    endpoint: r.endpoint,
+    job_id: r.jobId,
+    requester_kind: r.requesterKind,
+    requester_key_id: r.requesterKeyId,
+    owner_key_id: r.ownerKeyId,
+    allowed: r.allowed,
+    reason: r.reason,
+    attempts: r.attempts,
+    client_address: r.clientAddress,
+  }));
 }
 
 /** GET /api/compliance/consent-audit. */
 export function consentAuditView(report: AuditReport<ConsentRecord>): JsonObject {
-  return {
-    day_from: report.dayFrom,
-    day_to: report.dayTo,
-    limit: report.limit,
-    total: report.total,
-    truncated: report.truncated,
-    records: report.records.map((r) => ({
-      id: r.id,
-      created_at: iso(r.createdAt),
-      request_id: r.requestId,
-      endpoint: r.endpoint,
-      mode: r.mode,
-      auth_method: r.authMethod,
-      key_id: r.keyId,
-      consent_confirmed: r.consentConfirmed,
-      outcome: r.outcome,
-      error_code: r.errorCode,
-    })),
-  };
+  return auditReportView(report, (r) => ({
+    id: r.id,
+    created_at: iso(r.createdAt),
+    request_id: r.requestId,
+    endpoint: r.endpoint,
+    mode: r.mode,
+    auth_method: r.authMethod,
+    key_id: r.keyId,
+    consent_confirmed: r.consentConfirmed,
+    outcome: r.outcome,
+    error_code: r.errorCode,
+  }));
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
