@@ -35,15 +35,42 @@ fi
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if (( node_major < 20 )); then echo "Node.js 20 or newer is required (found $(node --version))" >&2; exit 1; fi
 
+# What the last npm ci and build were made from, so that a set-up run again skips them (a clean
+# clone has none of this and does everything).
+stamps=node_modules/.cache/tts-setup
+write_stamp() { mkdir -p "$stamps" && printf '%s\n' "$2" >"$stamps/$1.tmp" && mv "$stamps/$1.tmp" "$stamps/$1"; }
+lock_hash() { sha1sum package-lock.json | cut -d' ' -f1; }
+
 # onnxruntime-node's install script would download CUDA libraries: never needed on CPU, impossible offline.
 export ONNXRUNTIME_NODE_INSTALL=skip
-if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# The installed packages are current when npm wrote its record after the lock file changed, or
+# when they were installed from a lock file of the same content (a copied tree's dates say nothing).
+if [[ ! -f node_modules/.package-lock.json ]] \
+  || [[ package-lock.json -nt node_modules/.package-lock.json && "$(cat "$stamps/npm-ci" 2>/dev/null)" != "$(lock_hash)" ]]; then
   echo "== npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+write_stamp npm-ci "$(lock_hash)"
 
-echo "== build (proto generation + TypeScript)"
-npm run --silent build
+# The build reads the packages' sources, the proto and OpenAPI documents, the code generators and
+# the TypeScript settings (test files excepted), and writes dist/, proto/gen and facade/src/generated.
+build_inputs() {
+  find proto services facade web scripts/*.mjs tsconfig*.json package.json package-lock.json \
+    \( -name node_modules -o -name dist -o -name gen -o -name generated \) -prune -o -type f -not -name '*.test.ts' -print0 \
+    | LC_ALL=C sort -z | xargs -0 sha1sum | sha1sum | cut -d' ' -f1
+}
+build_outputs() {
+  find proto services facade web -name node_modules -prune -o \( -name dist -o -name gen -o -name generated \) -type d -print0 \
+    | xargs -0 -r -I{} find {} -type f -printf '%p %s %T@\n' | LC_ALL=C sort | sha1sum | cut -d' ' -f1
+}
+inputs="$(build_inputs)"
+if [[ "$(cat "$stamps/build" 2>/dev/null)" == "$inputs $(build_outputs)" ]]; then
+  echo "== build: up to date"
+else
+  echo "== build (proto generation + TypeScript)"
+  npm run --silent build
+  write_stamp build "$inputs $(build_outputs)"
+fi
 
 # The analysis models (Silero VAD, the Vosk recognizer and speaker model, libvosk) into the model
 # search path: from a local cache when one is given (the test machines' ../shared/models), else

@@ -120,7 +120,8 @@ test('a launcher whose children all crash at once restarts them instead of exiti
   // Both at once (an OOM kill of the machine's largest processes, say): nothing else keeps the
   // launcher's event loop alive but the restart timers.
   for (const pid of first) process.kill(pid, 'SIGKILL');
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  // Until the launcher has started new children (its restart timers fired) or has exited.
+  await waitFor(() => child.exitCode !== null || children().some((p) => !first.includes(p)), 60_000, 'a restart or the launcher exit');
   assert.equal(child.exitCode, null, `the launcher is still running: ${output().slice(-1500)}`);
   await waitFor(async () => children().length === 2 && (await healthy()), 90_000, 'the restarted platform ready');
   assert.ok(children().every((p) => !first.includes(p)), 'new processes');

@@ -94,10 +94,13 @@ describe('slow-client settings', () => {
 });
 
 describe('slow clients: headers and bodies', { concurrency: false }, () => {
+  // Shorter than the defaults (checked above) so that each refusal comes sooner: headers within
+  // HEADERS_MS, bodies at the default 1 KiB/s over WINDOW_MS windows.
+  const HEADERS_MS = 4000;
+  const WINDOW_MS = 4000;
   let p: LoneFacade;
   before(async () => {
-    // The defaults: headers within 10 s, bodies at 1 KiB/s over 10 s windows.
-    p = await startLoneFacade({ connectionCapExempt: parseAddressRanges('none', 'TTS_CONNECTION_CAP_EXEMPT') });
+    p = await startLoneFacade({ httpHeadersTimeoutMs: HEADERS_MS, bodyRateWindowMs: WINDOW_MS, connectionCapExempt: parseAddressRanges('none', 'TTS_CONNECTION_CAP_EXEMPT') });
   });
   after(async () => p?.stop());
 
@@ -105,12 +108,12 @@ describe('slow clients: headers and bodies', { concurrency: false }, () => {
     const clients = await Promise.all(Array.from({ length: 10 }, () => rawClient(p.url)));
     const lines = ['GET /api/health HTTP/1.1\r\n', ...Array.from({ length: 60 }, (_, i) => `x-slow-${i}: ${i}\r\n`)];
     const dribbling = clients.map((c) => dribble(c, lines, 1000));
-    await sleep(2000);
+    await sleep(1000);
     await healthy(p.url);
-    // 10 s by default plus the 1 s check interval; 60 s and up to 30 s more before.
+    // HEADERS_MS plus the 1 s check interval; 60 s and up to 30 s more before.
     const times = await Promise.all(clients.map((c) => closedWithin(c, 25_000, 'slow headers')));
     await Promise.all(dribbling);
-    for (const t of times) assert.ok(t >= 5_000, `closed after ${t} ms, before the time-out could expire`);
+    for (const t of times) assert.ok(t >= HEADERS_MS / 2, `closed after ${t} ms, before the time-out could expire`);
     await healthy(p.url);
   });
 
@@ -120,14 +123,14 @@ describe('slow clients: headers and bodies', { concurrency: false }, () => {
     const body = Array.from({ length: 60 }, (_, i) => (i === 0 ? '{' : ' '));
     for (const c of clients) c.socket.write(head);
     const dribbling = clients.map((c) => dribble(c, body, 1000));
-    await sleep(2000);
+    await sleep(1000);
     await healthy(p.url);
     const times = await Promise.all(clients.map((c) => closedWithin(c, 25_000, 'slow body')));
     await Promise.all(dribbling);
     for (const [i, c] of clients.entries()) {
       assert.match(c.received(), /^HTTP\/1\.1 408 /, `client ${i} got ${c.received().split('\r\n')[0]}`);
       assert.match(c.received(), /REQUEST_BODY_TOO_SLOW/);
-      assert.ok(times[i]! >= 5_000, `closed after ${times[i]} ms`);
+      assert.ok(times[i]! >= WINDOW_MS / 2, `closed after ${times[i]} ms`);
     }
     await healthy(p.url);
   });
@@ -144,7 +147,7 @@ describe('slow clients: headers and bodies', { concurrency: false }, () => {
     await dribbling;
     assert.match(client.received(), /^HTTP\/1\.1 408 /, client.received().split('\r\n')[0]);
     assert.match(client.received(), /REQUEST_BODY_TOO_SLOW/);
-    assert.ok(t >= 5_000, `closed after ${t} ms`);
+    assert.ok(t >= WINDOW_MS / 2, `closed after ${t} ms`);
   });
 
   test('the unread rest of a body trickling after the answer does not keep the connection', async () => {
@@ -157,7 +160,7 @@ describe('slow clients: headers and bodies', { concurrency: false }, () => {
     assert.match(client.received(), /^HTTP\/1\.1 (200|503) /, client.received().split('\r\n')[0]);
   });
 
-  test('a body sent at a modest pace (4 KiB/s for 6 s) is read whole', async () => {
+  test('a body sent at a modest pace (4 KiB/s for 6 s, longer than a window) is read whole', async () => {
     const body = `{"username":"nobody-here","password":"${'p'.repeat(100)}"}`.padEnd(24 * 1024, ' ');
     const client = await rawClient(p.url);
     client.socket.write(`POST /api/studio/auth/login HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`);
