@@ -93,7 +93,7 @@ const out: Record<string, unknown> = {
 
 /** Facade + gRPC overhead on a launched platform: REST and gRPC straight to the node, interleaved. */
 async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unknown>> {
-  const scheduler = schedulerClient(p.schedulerAddress);
+  const scheduler = schedulerClient(p.schedulerAddress, { kind: 'internal', token: p.internalToken });
   const nodes = await callUnary(scheduler.listNodes.bind(scheduler), {});
   const client = synthesizerClient(nodes.nodes[0]!.status!.address);
   const grpcReq = { requestId: 'bench', tenantId: '', tenantWeight: 0, speech: { text: SHORT, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] } };

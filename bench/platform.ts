@@ -20,6 +20,8 @@ export interface LaunchedPlatform {
   readonly apiKeys: readonly string[];
   /** The administrator key the platform was started with (TTS_ADMIN_KEY), e.g. to create keys of other tiers. */
   readonly adminKey: string;
+  /** The platform's internal gRPC token: what a bench calling the scheduler directly presents. */
+  readonly internalToken: string;
   stop(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
   const schedulerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
   const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, ...env };
+  const internalToken = randomBytes(32).toString('base64url');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, TTS_INTERNAL_TOKEN: internalToken, ...env };
   const child: ChildProcess = spawn(process.execPath, nodeArgsFor(from === 'dist' ? 'services/launcher/dist/main.js' : 'services/launcher/src/main.ts'), {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,6 +66,7 @@ export async function launchPlatform(env: Record<string, string> = {}, clients =
     agent,
     apiKeys,
     adminKey,
+    internalToken,
     async stop() {
       agent.destroy();
       const exited = once(child, 'exit');
