@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,17 +25,41 @@ export interface LaunchedPlatform {
   stop(): Promise<void>;
 }
 
+/** Newest modification time of a `.ts` file under `dir`, ms (0 when none). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Throws unless `dist/` holds a build of the current sources (benches measure what `npm start` runs). */
+function requireFreshBuild(): void {
+  for (const [pkg, entry] of [['services/common', 'index.js'], ['services/inference-node', 'main.js'], ['services/scheduler', 'main.js'], ['services/launcher', 'main.js'], ['facade', 'main.js']] as const) {
+    const built = join(pkg, 'dist', entry);
+    if (!existsSync(built) || statSync(built).mtimeMs < newestSource(join(pkg, 'src')) - 1000) {
+      throw new Error(`${pkg}/dist is missing or older than its sources: run \`npm run build\` first (benches run the built platform, as \`npm start\` does; BENCH_LAUNCH=sources runs the sources)`);
+    }
+  }
+}
+
 /**
- * Launches the platform (the launcher: scheduler, nodes and facade) from the TypeScript sources, or
- * with `from: 'dist'` from the compiled `dist/` as `npm start` runs it (`npm run build` first).
+ * Launches the platform (the launcher: scheduler, nodes and facade) as `npm start` runs it: the
+ * compiled `dist/` (`npm run build` first), with the platform's defaults and the settings in `env`
+ * (only ports, the data folder and the administrator and internal credentials are set here). With
+ * `from: 'sources'` (or BENCH_LAUNCH=sources), from the TypeScript sources as `npm run dev` does.
  */
-export async function launchPlatform(env: Record<string, string> = {}, clients = 40, from: 'sources' | 'dist' = 'sources'): Promise<LaunchedPlatform> {
+export async function launchPlatform(env: Record<string, string> = {}, clients = 40, from: 'sources' | 'dist' = process.env['BENCH_LAUNCH'] === 'sources' ? 'sources' : 'dist'): Promise<LaunchedPlatform> {
+  if (from === 'dist') requireFreshBuild();
   const port = await freePort();
   const schedulerPort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'tts-bench-'));
   const adminKey = `bench-admin-${randomBytes(16).toString('hex')}`;
   const internalToken = randomBytes(32).toString('base64url');
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), LOG_LEVEL: 'info', DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, TTS_INTERNAL_TOKEN: internalToken, ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SCHEDULER_GRPC_PORT: String(schedulerPort), DATA_DIR: dataDir, TTS_ADMIN_KEY: adminKey, TTS_INTERNAL_TOKEN: internalToken, ...env };
   const child: ChildProcess = spawn(process.execPath, nodeArgsFor(from === 'dist' ? 'services/launcher/dist/main.js' : 'services/launcher/src/main.ts'), {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -100,3 +100,33 @@ export function treeFds(root: number): { total: number; sockets: number; pipes: 
   }
   return out;
 }
+
+/** What a process of the platform is, from its command line (launcher, control, node, festival, ...). */
+export function roleOf(pid: number): string {
+  let cmd = '';
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return 'gone';
+  }
+  if (cmd.includes('inference-node')) return 'node';
+  if (cmd.includes('control')) return 'control';
+  if (cmd.includes('launcher')) return 'launcher';
+  if (cmd.includes('festival')) return 'festival';
+  return cmd.split(' ')[0]?.split('/').pop() ?? 'other';
+}
+
+/** CPU time (user + system) each process of `root`'s tree has used so far, ms, by pid. */
+export function cpuByProcess(root: number): Map<number, { role: string; cpuMs: number }> {
+  const out = new Map<number, { role: string; cpuMs: number }>();
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, { role: roleOf(pid), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10 });
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  return out;
+}

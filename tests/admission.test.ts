@@ -36,11 +36,13 @@ describe('admission: refuse at once what the queue would make late', () => {
       facade: { requestTimeoutMs: TIMEOUT_MS, admission: true, admissionBudgetShare: 0.8 },
       scheduler: { jobMaxQueueWaitSec: JOB_QUEUE_BOUND_SEC },
     });
-    // Teach the node flite's speed on texts like the ones below (its moving average of seconds per character).
+    // Teach the node flite's speed on texts like the ones below (its moving average of seconds per
+    // character), through jobs: they have no deadline, so a busy machine cannot cut the lesson short.
     for (let i = 0; i < 3; i++) {
-      const res = await p.post('/api/tts', { text: harvardText(600), voice: VOICE, format: 'wav' });
-      assert.equal(res.status, 200, await res.clone().text());
-      await res.arrayBuffer();
+      const res = await p.post('/api/jobs/tts', { text: harvardText(600), voice: VOICE, format: 'wav' });
+      assert.equal(res.status, 202, await res.clone().text());
+      const { job_id: jobId } = (await res.json()) as { job_id: string };
+      await waitFor(async () => ((await (await p.get(`/api/jobs/${jobId}`)).json()) as { status: string }).status === 'completed', 60_000, 'a lesson job to complete');
     }
     await waitFor(() => fliteLoad(p).secondsPerChar > 0 && fliteLoad(p).queuedWorkSeconds === 0, 5000, 'the node to report flite idle');
   });

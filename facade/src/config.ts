@@ -164,7 +164,7 @@ export interface FacadeConfig {
   readonly artifactRetentionHours: number;
   /** Minutes between automatic cleanup runs; 0 = only POST /api/system/cleanup/run. @default 60 (TTS_CLEANUP_INTERVAL_MIN) */
   readonly cleanupIntervalMinutes: number;
-  /** Longest a usage or consent record waits before it is written (batched, behind the response), ms. @default 200 (TTS_METERING_FLUSH_MS) */
+  /** Longest a usage or consent record waits before it is written (batched, behind the response): what a crash can lose, ms. @default 1000 (TTS_METERING_FLUSH_MS) */
   readonly meteringFlushMs: number;
   /**
    * How long API key records and quota figures are reused before the database is read again, ms;
@@ -282,7 +282,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     sloRetentionDays: envInt(env, 'TTS_SLO_RETENTION_DAYS', 10, { min: 1, max: 3650 }),
     artifactRetentionHours: envInt(env, 'TTS_ARTIFACT_RETENTION_HOURS', 168, { min: 0, max: 24 * 3650 }),
     cleanupIntervalMinutes: envInt(env, 'TTS_CLEANUP_INTERVAL_MIN', 60, { min: 0, max: 7 * 24 * 60 }),
-    meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 200, { min: 1, max: 60_000 }),
+    meteringFlushMs: envInt(env, 'TTS_METERING_FLUSH_MS', 1000, { min: 1, max: 60_000 }),
     maxUploadBytes: envInt(env, 'TTS_MAX_UPLOAD_BYTES', DEFAULT_MAX_UPLOAD_BYTES, { min: 1024, max: 1024 * 1024 * 1024 }),
     uploadTmpDir: path.resolve(envString(env, 'TTS_UPLOAD_TMP_DIR', path.join(tmpdir(), 'tts-uploads'))),
     webDir: path.resolve(envString(env, 'TTS_WEB_DIR', fileURLToPath(new URL('../../web/dist', import.meta.url)))),

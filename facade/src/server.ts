@@ -15,6 +15,7 @@ import { JobsGateway } from './jobs/jobs-gateway.js';
 import { Metering } from './speech/metering.js';
 import { ProvenanceMarks } from './compliance/provenance.js';
 import { JobUsage } from './jobs/job-usage.js';
+import { LexiconCache } from './speech/lexicon-cache.js';
 import { ComplianceRepository, JobUsageRepository, LexiconRepository, ReferenceRepository, SecretRepository, SloRepository } from './data/index.js';
 import { AbuseReports } from './compliance/abuse-reports.js';
 import { HubTokenService, loadHubTokenCipher } from './operations/hub-token.js';
@@ -120,7 +121,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const jobUsage = new JobUsage(new JobUsageRepository(access.database), jobs, logger, Math.max(config.meteringFlushMs, 1000));
   const presets = new StudioPresets(access.studioRepo, cluster, async (owner, id) => (await referenceRepo.get(owner, id)) !== undefined);
   const references = new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec });
-  const lexicons = new Lexicons(new LexiconRepository(access.database), access.studioRepo);
+  const lexicons = new Lexicons(new LexiconRepository(access.database), access.studioRepo, new LexiconCache(access.kv, { logger }));
   const deps: FacadeDeps = {
     config,
     provenance,

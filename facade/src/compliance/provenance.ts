@@ -34,11 +34,23 @@ export class ProvenanceMarks {
     return new ProvenanceMarks(Buffer.from(await secrets.getOrCreate(PROVENANCE_SECRET_NAME, () => randomBytes(32).toString('base64url')), 'utf8'));
   }
 
+  /** Payloads of the latest requests: each is asked twice (the node's mark, the consent record). */
+  private readonly recent = new Map<string, number>();
+
   /** The payload request `requestId`'s audio is marked with. */
   payloadOf(requestId: string): number {
-    return watermarkPayloadOf(this.secret, requestId);
+    let payload = this.recent.get(requestId);
+    if (payload === undefined) {
+      payload = watermarkPayloadOf(this.secret, requestId);
+      if (this.recent.size >= RECENT_PAYLOADS) this.recent.clear();
+      this.recent.set(requestId, payload);
+    }
+    return payload;
   }
 }
+
+/** Payloads kept for {@link ProvenanceMarks.payloadOf}: more than the requests in flight at once. */
+const RECENT_PAYLOADS = 4096;
 
 /** A request a payload names. */
 export interface MarkedRequest {

@@ -2,7 +2,8 @@
  * Pronunciation lexicons: the caller's own (an API key's, or a studio user's) and each studio
  * preset's, read and changed through the API, and resolved into every speech request the caller
  * makes (synchronous, streamed, jobs): its own entries, and with a preset the preset's, which win
- * for a word both have. Nothing is cached: a change applies to the next request on every node.
+ * for a word both have. A caller's own lexicon is cached (lexicon-cache.ts) under a generation
+ * every change bumps: a change applies to the next request on every replica.
  * Entries are checked here (`@tts/common` lexicon rules) before anything is stored; a refused
  * change stores nothing.
  */
@@ -11,6 +12,7 @@ import type { LexiconEntryRecord, LexiconRepository, StudioPreset, StudioReposit
 import type { Caller } from '../middleware/access.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
 import { ownerKeyIdOf } from '../identity/owner.js';
+import type { LexiconCache } from './lexicon-cache.js';
 
 /** Whose lexicon an operation reads or changes. */
 export interface LexiconOwner {
@@ -59,6 +61,8 @@ export class Lexicons {
   constructor(
     private readonly repo: LexiconRepository,
     private readonly studio: Pick<StudioRepository, 'preset'>,
+    /** Keeps callers' own lexicons between their requests; without it every request reads the database. */
+    private readonly cache?: LexiconCache,
   ) {}
 
   /** The lexicon of the principal's preset `presetId`; another user's (or no) preset throws STUDIO_PRESET_NOT_FOUND (404). */
@@ -79,8 +83,10 @@ export class Lexicons {
   }
 
   /** Replaces a lexicon with `inputs`, checked first as a whole (nothing changes when one is bad). */
-  replace(owner: LexiconOwner, inputs: readonly LexiconEntryInput[]): Promise<LexiconEntryRecord[]> {
-    return this.repo.replace(owner.lexiconId, checkLexicon(inputs, ['body', 'entries']));
+  async replace(owner: LexiconOwner, inputs: readonly LexiconEntryInput[]): Promise<LexiconEntryRecord[]> {
+    const entries = await this.repo.replace(owner.lexiconId, checkLexicon(inputs, ['body', 'entries']));
+    await this.cache?.changed(owner.lexiconId);
+    return entries;
   }
 
   /**
@@ -91,13 +97,16 @@ export class Lexicons {
     // The word comes from the path, the pronunciation from the body: each error names its place.
     const entry = checkLexiconEntry({ ...input, word: checkLexiconWord(word, ['path', 'word']) }, ['body']);
     const result = await this.repo.put(owner.lexiconId, entry, LEXICON_LIMITS.maxEntries);
+    if (result !== 'full') await this.cache?.changed(owner.lexiconId);
     if (result === 'full') throw new TtsError('LEXICON_LIMIT_REACHED', `The lexicon holds ${LEXICON_LIMITS.maxEntries} entries, as many as it may.`);
     return result;
   }
 
   /** Deletes the entry of `word`; LEXICON_ENTRY_NOT_FOUND (404) when there is none. */
   async delete(owner: LexiconOwner, word: string): Promise<void> {
-    if (!(await this.repo.delete(owner.lexiconId, word))) throw new TtsError('LEXICON_ENTRY_NOT_FOUND', undefined, { loc: ['path', 'word'] });
+    const deleted = await this.repo.delete(owner.lexiconId, word);
+    if (deleted) await this.cache?.changed(owner.lexiconId);
+    if (!deleted) throw new TtsError('LEXICON_ENTRY_NOT_FOUND', undefined, { loc: ['path', 'word'] });
   }
 
   /**
@@ -109,6 +118,9 @@ export class Lexicons {
     if (caller.method !== 'api_key' && caller.method !== 'studio') return [];
     const own = ownLexiconOf(caller).lexiconId;
     const preset = caller.method === 'studio' && presetId !== undefined && presetId !== '' ? { lexiconId: `preset:${presetId}`, userId: caller.principal.user.userId } : undefined;
+    // The hot path (no preset) reads the cache; a preset's entries depend on who owns it now, so
+    // that rarer path asks the database, both lexicons in one query.
+    if (preset === undefined && this.cache) return mergeLexicons(await this.cache.get(own, () => this.repo.list(own)), []);
     const found = await this.repo.listForSpeech(own, preset);
     return mergeLexicons(found.own, found.preset);
   }

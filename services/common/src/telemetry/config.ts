@@ -25,10 +25,17 @@ export interface TelemetryConfig {
   /**
    * Span exporters named by OTEL_TRACES_EXPORTER (otlp, zipkin, console), or `["otlp"]` when only
    * an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
-   * Empty: spans are still made (their ids reach logs and error bodies) but not exported.
+   * Empty: spans are not recorded, but each request still gets trace and span ids (they reach
+   * logs, error bodies and the next hop) unless OTEL_TRACES_SAMPLER asks for recording.
    * @default []
    */
   readonly traceExporters: readonly string[];
+  /**
+   * Whether spans are recorded: when something exports them, or when OTEL_TRACES_SAMPLER names a
+   * sampler (the SDK then applies it). Recording spans nothing reads cost the serving path CPU
+   * (`bench serving`).
+   */
+  readonly recordSpans: boolean;
   /** Problems found in the environment; each was replaced by its default. */
   readonly warnings: readonly string[];
 }
@@ -65,6 +72,7 @@ export function loadTelemetryConfig(serviceName: string, env: NodeJS.ProcessEnv 
     metricsPort,
     metricsHost: envString(env, 'METRICS_HOST', '127.0.0.1'),
     traceExporters: Object.freeze([...new Set(traceExporters)]),
+    recordSpans: traceExporters.length > 0 || envOptional(env, 'OTEL_TRACES_SAMPLER') !== undefined,
     warnings: Object.freeze(warnings),
   });
 }

@@ -12,7 +12,7 @@ import { context, diag, DiagLogLevel, metrics, propagation, trace, type DiagLogg
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { core, NodeSDK } from '@opentelemetry/sdk-node';
-import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, NoopSpanProcessor, ParentBasedSampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../logging/logger.js';
 import { VERSION } from '../version.js';
@@ -106,8 +106,12 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
       : config.traceExporters.length === 0
         ? [new NoopSpanProcessor()]
         : undefined; // the SDK builds the exporters named by OTEL_TRACES_EXPORTER and OTEL_EXPORTER_OTLP_*
+    // Spans nobody exports are not recorded: their ids are still made and propagated (logs, error
+    // bodies, the next hop), and a caller's sampled trace is still followed (parent-based).
+    const sampler = options.spanProcessors || config.recordSpans ? undefined : new ParentBasedSampler({ root: new AlwaysOffSampler() });
     sdk = new NodeSDK({
       serviceName: config.serviceName,
+      ...(sampler ? { sampler } : {}),
       resource: resourceFromAttributes({ [ATTR_SERVICE_VERSION]: VERSION }),
       metricReaders: exporter ? [exporter] : [],
       ...(spanProcessors ? { spanProcessors } : {}),
