@@ -46,7 +46,7 @@ const voice = (id: string, gender: string): Voice => ({ id, name: id, engine: id
 function node(cloning: boolean): NodeStatusReport {
   return {
     nodeId: 'n1', address: '127.0.0.1:1', state: NodeState.NODE_STATE_READY, queueDepth: 0, inFlight: 0, realTimeFactor: 0, secondsPerChar: 0, loadedVoices: [], engines: [], capacity: 1,
-    queuedWorkSeconds: 0, version: '', startedUnixMs: 0, warmup: undefined, unloadedVoices: [], analysis: [{ name: 'cloning', available: cloning, reason: cloning ? '' : 'models missing', missingModels: [] }],
+    queuedWorkSeconds: 0, version: '', startedUnixMs: 0, warmup: undefined, unloadedVoices: [], sessions: 0, maxSessions: 128, analysis: [{ name: 'cloning', available: cloning, reason: cloning ? '' : 'models missing', missingModels: [] }],
   };
 }
 

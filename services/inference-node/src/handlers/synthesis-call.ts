@@ -20,15 +20,16 @@ export function admitCall(ctx: NodeContext): void {
 }
 
 /**
- * Turns a gRPC request into a pipeline job: the node's one conversion of the contract's fields
+ * Turns a gRPC request (a SynthesizeRequest, or an InteractiveStart: the same fields) into a
+ * pipeline job: the node's one conversion of the contract's fields
  * (the encoding to the encoders' format; the voice is resolved by the pipeline's plan, once), and
  * the encoding as asked, which the answer names. Throws TtsError for a request without `speech`
  * (a caller of a build before 0.6), an unknown encoding, or a lexicon that breaks the lexicon rules
  * (the LEXICON_* codes: a request may come from anywhere, so its lexicon is checked again here).
  */
-export function jobFromRequest(req: SynthesizeRequest): { job: SynthesisJob; encoding: AudioEncoding } {
+export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenantId' | 'tenantWeight' | 'speech'>): { job: SynthesisJob; encoding: AudioEncoding } {
   const speech = req.speech;
-  if (!speech) throw new TtsError('VALIDATION_FAILED', 'SynthesizeRequest.speech is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
+  if (!speech) throw new TtsError('VALIDATION_FAILED', '`speech` is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
   const format = formatOf(speech.encoding);
   if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${speech.encoding} is not supported.`, { loc: ['speech', 'encoding'] });
   const job: SynthesisJob = {
