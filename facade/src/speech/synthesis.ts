@@ -12,8 +12,8 @@
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
 import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
-import type { ErrorCode } from '@tts/common';
 import { TtsError, callUnary, deadlineIn, synthesizerClient, fromServiceError } from '@tts/common';
+import { RETRY_ON_ANOTHER_NODE } from '@tts/common/routing';
 import type { ProvenanceMarks } from '../compliance/provenance.js';
 import type { NodeRouter, RoutedNode } from '../cluster/node-router.js';
 import type { FieldNames } from './speech-request.js';
@@ -27,13 +27,6 @@ export interface SynthesisStream {
   readonly chunks: AsyncIterable<AudioChunk>;
 }
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'TTS_ENGINE_FAILED',
-  'TTS_NODE_OVERLOADED',
-  'SERVICE_SHUTTING_DOWN',
-  'TTS_ENGINE_UNAVAILABLE',
-  'TTS_NO_NODE_AVAILABLE',
-]);
 
 /** Options of the gateway. */
 export interface SynthesisGatewayOptions {
@@ -142,8 +135,8 @@ export class SynthesisGateway {
       } catch (err) {
         const e = translate(fromServiceError(err), fields);
         // The node is gone, draining, overloaded or failing: the view may be out of date.
-        if (RETRYABLE.has(e.code)) this.options.router.invalidate();
-        if (i >= this.options.retries || !RETRYABLE.has(e.code)) throw e;
+        if (RETRY_ON_ANOTHER_NODE.has(e.code)) this.options.router.invalidate();
+        if (i >= this.options.retries || !RETRY_ON_ANOTHER_NODE.has(e.code)) throw e;
         lastError = e;
         exclude.push(node.nodeId);
       }

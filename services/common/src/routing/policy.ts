@@ -23,6 +23,12 @@ export const ROUTING_POLICIES = ['least-loaded', 'least-loaded-all', 'round-robi
 /** A routing policy name. */
 export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 
+/**
+ * Characters routing counts for an interactive session, whose text is not known when it is routed:
+ * about a sentence, its first piece.
+ */
+export const SESSION_ROUTE_CHARACTERS = 100;
+
 /** A node as routing sees it: its last status report and the work routed to it since. */
 export interface RoutableNode {
   readonly status: NodeStatusReport;

@@ -2,8 +2,21 @@
  * One routing decision with the platform's answers when there is none: the same errors whether the
  * scheduler routes (PickNode) or the facade does (lookaside routing).
  */
+import type { ErrorCode } from '../errors/catalogue.js';
 import { TtsError } from '../errors/tts-error.js';
 import { candidates, chargeRouted, estimateOn, fitsBudget, requiredEngine, secondsUntilFit, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
+
+/**
+ * Failures of a call to a node after which the same request may go to another node (the node is
+ * full, draining, lost its engine or failed), as long as nothing of its answer was delivered.
+ */
+export const RETRY_ON_ANOTHER_NODE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'TTS_ENGINE_FAILED',
+  'TTS_NODE_OVERLOADED',
+  'SERVICE_SHUTTING_DOWN',
+  'TTS_ENGINE_UNAVAILABLE',
+  'TTS_NO_NODE_AVAILABLE',
+]);
 
 /**
  * Chooses a node for `req` among `ready` with `policy` and charges the request's estimated cost
