@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { isSsml, TtsError } from '@tts/common';
 import { createEncoder, type AudioEncoder } from '../audio/index.js';
 import { TextSegmenter, type TextSegment } from '../text/segmenter.js';
-import { encoderChoice, newStats, planSynthesis, renderRecorded, type PipelineDeps, type SynthesisJob, type SynthesisSetup } from './pipeline.js';
+import { encoderChoice, newStats, planSynthesis, renderRecorded, type PipelineDeps, type SynthesisJob, type SynthesisSetup, type SynthesisStats } from './pipeline.js';
 import type { WordTiming } from './word-timings.js';
 
 /** Bounds of a session. */
@@ -35,20 +35,12 @@ export interface SessionLimits {
 /** How a context ended. */
 export type ContextOutcome = 'completed' | 'cancelled' | 'failed';
 
-/** Figures of one context, over all its pieces. */
-export interface ContextStats {
-  /** Characters handed to the pipeline (as sent). */
-  characters: number;
-  sentences: number;
-  audioSeconds: number;
-  computeSeconds: number;
-  /** From the context's first text to its first audio bytes, ms (0 without audio). */
-  timeToFirstAudioMs: number;
-  queueMs: number;
-  loadMs: number;
-  /** From the context's first text to its final message, ms. */
-  totalMs: number;
-}
+/**
+ * Figures of one context, over all its pieces: `characters` handed to the pipeline (as sent),
+ * `timeToFirstAudioMs` from the context's first text to its first audio bytes (0 without audio),
+ * `totalMs` from its first text to its final message.
+ */
+export type ContextStats = Pick<SynthesisStats, 'characters' | 'sentences' | 'audioSeconds' | 'computeSeconds' | 'timeToFirstAudioMs' | 'queueMs' | 'loadMs'> & { totalMs: number };
 
 /** What a session sends, in order per context. */
 export type SessionEvent =

@@ -3,7 +3,6 @@
  * admission, the request read into a pipeline job (the node's one conversion of the contract's
  * fields), and the metrics and word timings written back.
  */
-import { performance } from 'node:perf_hooks';
 import { NodeState, type AudioEncoding, type SynthesisMetrics, type SynthesizeRequest, type WordTiming as WordTimingMessage } from '@tts/proto/synthesis';
 import { TtsError, formatOf, lexiconOfMessages } from '@tts/common';
 import type { NodeContext } from '../domain/node-context.js';
@@ -52,8 +51,8 @@ export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenan
   return { job, encoding: speech.encoding };
 }
 
-/** Proto metrics from pipeline stats; `arrivedMs` is the call's arrival (performance.now()). */
-export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: number): SynthesisMetrics {
+/** Proto metrics from pipeline stats; `nodeMs`: the node's wall time of the synthesis. */
+export function metricsOf(stats: Pick<SynthesisStats, 'characters' | 'sentences' | 'audioSeconds' | 'computeSeconds' | 'timeToFirstAudioMs' | 'queueMs' | 'loadMs'>, nodeId: string, nodeMs: number): SynthesisMetrics {
   return {
     characters: stats.characters,
     sentences: stats.sentences,
@@ -63,7 +62,7 @@ export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: numb
     timeToFirstAudioMs: stats.timeToFirstAudioMs,
     queueMs: stats.queueMs,
     nodeId,
-    nodeMs: performance.now() - arrivedMs,
+    nodeMs,
     loadMs: stats.loadMs,
   };
 }

@@ -18,7 +18,7 @@ import { setupSynthesis } from '../domain/pipeline.js';
 import { InteractiveSession, type SessionEvent } from '../domain/interactive-session.js';
 import type { NodeContext } from '../domain/node-context.js';
 import type { Release } from '../domain/admission.js';
-import { admitCall, jobFromRequest, wordMessages } from './synthesis-call.js';
+import { admitCall, jobFromRequest, metricsOf, wordMessages } from './synthesis-call.js';
 
 const OUTCOMES = { completed: ContextOutcome.CONTEXT_OUTCOME_COMPLETED, cancelled: ContextOutcome.CONTEXT_OUTCOME_CANCELLED, failed: ContextOutcome.CONTEXT_OUTCOME_FAILED } as const;
 
@@ -29,8 +29,7 @@ function responseOf(event: SessionEvent, nodeId: string): InteractiveResponse {
       return { message: { $case: 'audio', value: { contextId: event.contextId, data: event.bytes, words: wordMessages(event.words), sequence: event.sequence } } };
     case 'error':
       return { message: { $case: 'error', value: { contextId: event.contextId, code: event.error.code, message: event.error.message } } };
-    case 'final': {
-      const s = event.stats;
+    case 'final':
       return {
         message: {
           $case: 'final',
@@ -40,22 +39,10 @@ function responseOf(event: SessionEvent, nodeId: string): InteractiveResponse {
             charactersSpoken: event.charactersSpoken,
             charactersInSynthesis: event.charactersInSynthesis,
             charactersDropped: event.charactersDropped,
-            metrics: {
-              characters: s.characters,
-              sentences: s.sentences,
-              audioSeconds: s.audioSeconds,
-              computeSeconds: s.computeSeconds,
-              realTimeFactor: s.audioSeconds > 0 ? s.computeSeconds / s.audioSeconds : 0,
-              timeToFirstAudioMs: s.timeToFirstAudioMs,
-              queueMs: s.queueMs,
-              nodeId,
-              nodeMs: s.totalMs,
-              loadMs: s.loadMs,
-            },
+            metrics: metricsOf(event.stats, nodeId, event.stats.totalMs),
           },
         },
       };
-    }
   }
 }
 
