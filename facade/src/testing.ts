@@ -12,3 +12,5 @@ export * from './operations/slo/objectives.js';
 export { pwnedSha1, startFakePwnedPasswords, type FakePwnedPasswords } from './testing/fake-pwned-passwords.js';
 export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-slipok.js';
 export { JobTokens } from './jobs/job-tokens.js';
+export { openAiSettingsOf, ttsSettingsOf } from './speech/speech-request.js';
+export type { SpeechSession, SpeechSessionEvent } from './speech/interactive.js';

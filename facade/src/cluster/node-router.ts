@@ -52,7 +52,7 @@ export interface NodeRouterOptions {
 }
 
 /** What routing needs of a synchronous request. */
-export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters' | 'budgetSeconds' | 'tenant' | 'tenantWeight'>;
+export type RoutedRequest = Pick<RouteRequest, 'voice' | 'engine' | 'characters' | 'budgetSeconds' | 'tenant' | 'tenantWeight' | 'session'>;
 
 /** The node chosen for a request. */
 export interface RoutedNode {
@@ -150,7 +150,7 @@ export class NodeRouter {
   async pick(req: RoutedRequest, exclude: readonly string[] = []): Promise<RoutedNode> {
     this.start();
     const view = this.view ?? (await this.firstView());
-    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude, budgetSeconds: req.budgetSeconds, tenant: req.tenant, tenantWeight: req.tenantWeight };
+    const route = { voice: req.voice, engine: req.engine, characters: req.characters, excludeNodeIds: exclude, budgetSeconds: req.budgetSeconds, tenant: req.tenant, tenantWeight: req.tenantWeight, session: req.session };
     const trusted = this.suspects.size === 0 ? view.ready : view.ready.filter((e) => this.suspects.get(e.status.nodeId) !== e.reportedAtMs);
     // With every candidate suspect, trying one beats refusing the request.
     const decision = trusted.length > 0 && candidates(trusted, route).length > 0

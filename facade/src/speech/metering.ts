@@ -30,6 +30,16 @@ export interface MeteredRequest {
   readonly synchronous: boolean;
 }
 
+/** What a metered synthesis delivered. */
+export interface Delivered {
+  readonly audioSeconds: number;
+  /**
+   * Characters to count when they are known only afterwards (an interactive session: those spoken,
+   * plus those in synthesis when a context was cancelled); absent: the request's.
+   */
+  readonly characters?: number;
+}
+
 /**
  * Who is metered for a request: an API key (its tier and overrides) or a studio user (the tier of
  * the account: guest, member or VIP), counted under their usage subject; undefined for callers
@@ -66,10 +76,15 @@ export class Metering {
 
   /**
    * Runs `precheck`, checks the caller's limits, runs `synthesize` with the caller's quota status (API keys, studio users; it
-   * returns the seconds of audio it delivered), and records usage and consent whatever the outcome.
-   * Errors are rethrown (QuotaExceededError carries the quota status).
+   * returns what it delivered, and may `report` what it delivered so far, counted if it then fails), and records usage and
+   * consent whatever the outcome. Errors are rethrown (QuotaExceededError carries the quota status).
    */
-  async run(caller: Caller, req: MeteredRequest, synthesize: (quota: QuotaStatus | undefined) => Promise<number>, precheck?: () => void): Promise<void> {
+  async run(
+    caller: Caller,
+    req: MeteredRequest,
+    synthesize: (quota: QuotaStatus | undefined, report: (sofar: Delivered) => void) => Promise<Delivered>,
+    precheck?: () => void,
+  ): Promise<void> {
     const started = performance.now();
     let quota: QuotaStatus | undefined;
     let release: InFlightRelease | undefined;
@@ -86,10 +101,10 @@ export class Metering {
       this.consent(caller, req, 'refused', err);
       throw err;
     }
-    let audioSeconds = 0;
+    let delivered: Delivered = { audioSeconds: 0 };
     let failure: unknown;
     try {
-      audioSeconds = await synthesize(quota);
+      delivered = await synthesize(quota, (sofar) => (delivered = sofar));
     } catch (err) {
       failure = err;
       throw err;
@@ -102,8 +117,8 @@ export class Metering {
         authMethod: caller.method,
         endpoint: req.endpoint,
         tier: metered?.tier.name ?? null,
-        characters: req.characters,
-        audioSeconds,
+        characters: delivered.characters ?? req.characters,
+        audioSeconds: delivered.audioSeconds,
         status: failure === undefined ? 'ok' : 'error',
         httpStatus: code === null ? 200 : ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.http ?? 500,
         errorCode: code,

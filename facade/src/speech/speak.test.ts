@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JobOwnerKind, JobState, type Job, type JobSpec } from '@tts/proto/scheduler';
-import { AudioEncoding, NodeState, type NodeStatusReport, type SynthesisMetrics, type SynthesizeRequest, type SynthesizeResponse, type Voice } from '@tts/proto/synthesis';
-import { TtsError, type LexiconEntry } from '@tts/common';
+import { AudioEncoding, ContextOutcome, NodeState, type InteractiveRequest, type InteractiveResponse, type InteractiveStart, type NodeStatusReport, type SynthesisMetrics, type SynthesizeRequest, type SynthesizeResponse, type Voice } from '@tts/proto/synthesis';
+import { TtsError, type InteractiveCall, type LexiconEntry } from '@tts/common';
 import type { ClusterSnapshot } from '../cluster/cluster.js';
 import type { StudioPreset } from '../data/index.js';
 import type { QuotaStatus } from '../identity/index.js';
@@ -10,7 +10,8 @@ import type { JobOwner } from '../identity/owner.js';
 import { TIERS } from '../identity/tiers.js';
 import type { Caller, StudioCaller } from '../middleware/access.js';
 import type { StudioPrincipal } from '../studio/accounts.js';
-import type { MeteredRequest } from './metering.js';
+import type { Delivered, MeteredRequest } from './metering.js';
+import { SpeechSession, type SpeechSessionEvent } from './interactive.js';
 import { Speech, type SpeechServices, type SpokenFile } from './speak.js';
 import { openAiSettingsOf, ttsSettingsOf, webSettingsOf, type FieldNames, type SpeakRequest } from './speech-request.js';
 import type { SynthesisStream } from './synthesis.js';
@@ -46,7 +47,7 @@ const voice = (id: string, gender: string): Voice => ({ id, name: id, engine: id
 function node(cloning: boolean): NodeStatusReport {
   return {
     nodeId: 'n1', address: '127.0.0.1:1', state: NodeState.NODE_STATE_READY, queueDepth: 0, inFlight: 0, realTimeFactor: 0, secondsPerChar: 0, loadedVoices: [], engines: [], capacity: 1,
-    queuedWorkSeconds: 0, version: '', startedUnixMs: 0, warmup: undefined, unloadedVoices: [], analysis: [{ name: 'cloning', available: cloning, reason: cloning ? '' : 'models missing', missingModels: [] }],
+    queuedWorkSeconds: 0, version: '', startedUnixMs: 0, warmup: undefined, unloadedVoices: [], sessions: 0, maxSessions: 128, analysis: [{ name: 'cloning', available: cloning, reason: cloning ? '' : 'models missing', missingModels: [] }],
   };
 }
 
@@ -58,6 +59,8 @@ interface Run {
   readonly req: MeteredRequest;
   outcome?: 'refused' | 'ok' | 'error';
   audioSeconds?: number;
+  /** Characters metered when they differ from the request's (a session's). */
+  characters?: number;
   code?: string;
 }
 
@@ -66,6 +69,8 @@ interface World {
   readonly runs: Run[];
   readonly synthesized: SynthesizeRequest[];
   readonly streamed: SynthesizeRequest[];
+  /** Sessions opened, and the messages each sent the node. */
+  readonly sessions: { start: InteractiveStart; sent: InteractiveRequest[] }[];
   readonly submitted: { spec: JobSpec; owner: JobOwner; requestId: string }[];
   readonly pending: [string, string][];
   readonly lexiconAsked: (string | undefined)[];
@@ -83,7 +88,7 @@ function world(options: { presets?: StudioPreset[]; lexicon?: LexiconEntry[]; cl
     knownEngines: ['espeak', 'flite'],
     fetchedAtMs: 0,
   };
-  const w: Omit<World, 'speech'> = { runs: [], synthesized: [], streamed: [], submitted: [], pending: [], lexiconAsked: [], fields: [], snapshots: 0 };
+  const w: Omit<World, 'speech'> = { runs: [], synthesized: [], streamed: [], sessions: [], submitted: [], pending: [], lexiconAsked: [], fields: [], snapshots: 0 };
   const quota: QuotaStatus = { stage: 'ok', daily: { used: 0, limit: 10, remaining: 10, resetUnix: 0 }, monthly: { used: 0, limit: 10, remaining: 10, resetUnix: 0 } } as unknown as QuotaStatus;
   const services: SpeechServices = {
     defaultVoice: 'flite:slt',
@@ -123,8 +128,9 @@ function world(options: { presets?: StudioPreset[]; lexicon?: LexiconEntry[]; cl
           Object.assign(run, { outcome: 'refused', code: (err as TtsError).code });
           throw err;
         }
+        const report = (d: Delivered): void => void Object.assign(run, { audioSeconds: d.audioSeconds, characters: d.characters });
         try {
-          run.audioSeconds = await synthesize(caller.method === 'api_key' ? quota : undefined);
+          report(await synthesize(caller.method === 'api_key' ? quota : undefined, report));
           run.outcome = 'ok';
         } catch (err) {
           Object.assign(run, { outcome: 'error', code: err instanceof TtsError ? err.code : 'INTERNAL_ERROR' });
@@ -144,6 +150,46 @@ function world(options: { presets?: StudioPreset[]; lexicon?: LexiconEntry[]; cl
         w.fields.push(fields);
         const chunks = [{ data: Buffer.from('ID3'), sequence: 1, info: undefined, metrics: undefined, last: false, words: [] }, { data: Buffer.alloc(0), sequence: 2, info: undefined, metrics: metrics(2.25), last: true, words: [] }];
         return { info: { encoding: req.speech!.encoding, sampleRate: 24000, voice: req.speech!.voice, engine: 'flite', contentType: 'audio/mpeg' }, nodeId: 'n1', chunks: (async function* () { yield* chunks; })() };
+      },
+      // A node session that answers each context's end with its audio and final message, a cancel with its final message.
+      interactive: async (start, fields) => {
+        w.fields.push(fields);
+        const sent: InteractiveRequest[] = [];
+        w.sessions.push({ start, sent });
+        const out: InteractiveResponse[] = [];
+        let ended = false;
+        let wake = (): void => undefined;
+        const finalOf = (contextId: string, outcome: ContextOutcome, spoken: number, inSynthesis: number): InteractiveResponse => ({
+          message: { $case: 'final', value: { contextId, outcome, charactersSpoken: spoken, charactersInSynthesis: inSynthesis, charactersDropped: 0, metrics: metrics(spoken / 10) } },
+        });
+        const textOf = (contextId: string): number => sent.reduce((n, r) => n + (r.message?.$case === 'text' && r.message.value.contextId === contextId ? r.message.value.text.length : 0), 0);
+        const call: InteractiveCall = {
+          started: { info: { encoding: start.speech!.encoding, sampleRate: 16000, voice: start.speech!.voice, engine: 'flite', contentType: 'audio/wav' }, nodeId: 'n1', maxContexts: 5, maxBufferedChars: 5000 },
+          write: async (r) => {
+            sent.push(r);
+            const m = r.message;
+            if (m?.$case === 'end') out.push({ message: { $case: 'audio', value: { contextId: m.value.contextId, data: Buffer.from('RIFF'), words: [{ word: 'hi', startSec: 0, endSec: 0.3 }], sequence: 0 } } }, finalOf(m.value.contextId, ContextOutcome.CONTEXT_OUTCOME_COMPLETED, textOf(m.value.contextId), 0));
+            if (m?.$case === 'cancel') out.push(finalOf(m.value.contextId, ContextOutcome.CONTEXT_OUTCOME_CANCELLED, 0, 7));
+            wake();
+          },
+          end: () => {
+            ended = true;
+            wake();
+          },
+          cancel: () => {
+            ended = true;
+            wake();
+          },
+          responses: (async function* () {
+            for (;;) {
+              const next = out.shift();
+              if (next) yield next;
+              else if (ended) return;
+              else await new Promise<void>((resolve) => (wake = resolve));
+            }
+          })(),
+        };
+        return new SpeechSession(call);
       },
     },
     jobs: {
@@ -341,5 +387,73 @@ describe('speak: a queued job', () => {
       ['flite:rms', '', 1.3, AudioEncoding.AUDIO_ENCODING_WAV],
       ['flite:slt', '', 2, AudioEncoding.AUDIO_ENCODING_WAV],
     ]);
+  });
+});
+
+describe('speak: an interactive session (the streaming adapters)', () => {
+  /** An adapter's loop: sends `script`, reads the events to their end. */
+  const adapter = (script: (session: SpeechSession) => Promise<void>, events: SpeechSessionEvent[]) => async (session: SpeechSession): Promise<void> => {
+    const reading = (async () => {
+      for await (const e of session.events()) events.push(e);
+    })();
+    await script(session);
+    session.close();
+    await reading;
+  };
+
+  it('takes no text up front, resolves the voice once, routes under the caller\'s tenant, and meters what the contexts spoke', async () => {
+    const w = world({ lexicon: [{ word: 'GIF', respelling: 'jif', caseSensitive: true }] });
+    const events: SpeechSessionEvent[] = [];
+    const admitted: string[] = [];
+    await w.speech.speak(keyCaller, { requestId: 'req_s', endpoint: 'WS /v1/text-to-speech/{voice_id}/multi-stream-input', text: '', settings: openAiSettingsOf({ model: 'tts-1', input: '', voice: 'nova', response_format: 'pcm' }) }, {
+      kind: 'session',
+      signal,
+      admitted: (quota) => admitted.push(quota?.stage ?? 'none'),
+      deliver: adapter(async (session) => {
+        assert.equal(session.nodeId, 'n1');
+        assert.equal(session.maxContexts, 5);
+        await session.pushText('a', 'Hello there. ');
+        await session.pushText('b', 'Interrupted');
+        await session.end('a');
+        await session.cancel('b');
+      }, events),
+    });
+    assert.deepEqual(admitted, ['ok']);
+    const [opened] = w.sessions;
+    assert.equal(opened?.start.tenantId, 'key:k1', 'the caller\'s tenant (its subject)');
+    assert.equal(opened?.start.tenantWeight, pro.concurrentRequests);
+    assert.equal(opened?.start.speech?.text, '');
+    assert.equal(opened?.start.speech?.voice, 'flite:slt', 'the OpenAI voice resolved once, at the start');
+    assert.equal(opened?.start.speech?.encoding, AudioEncoding.AUDIO_ENCODING_PCM);
+    assert.deepEqual(opened?.start.speech?.lexicon.map((e) => e.word), ['GIF']);
+    assert.deepEqual(events.map((e) => `${e.kind} ${e.contextId}`), ['audio a', 'final a', 'final b']);
+    const finals = events.filter((e) => e.kind === 'final');
+    assert.deepEqual(finals.map((f) => f.kind === 'final' && f.outcome), ['completed', 'cancelled']);
+    // Spoken ("Hello there. ", 13) plus in synthesis at the cancel (7).
+    assert.equal(w.runs[0]?.outcome, 'ok');
+    assert.equal(w.runs[0]?.req.characters, 0, 'nothing known up front');
+    assert.equal(w.runs[0]?.characters, 20);
+    assert.equal(w.runs[0]?.req.synchronous, true, 'a session holds one of the caller\'s places in flight');
+  });
+
+  it('a session that fails is metered with what it spoke; a clone is refused before anything opens', async () => {
+    const w = world();
+    const failing = w.speech.speak(keyCaller, { requestId: 'req_f', endpoint: 'WS test', text: '', settings: openAiSettingsOf({ model: 'tts-1', input: '', voice: 'alloy' }) }, {
+      kind: 'session',
+      signal,
+      deliver: async (session) => {
+        await session.pushText('a', 'Spoken.');
+        await session.end('a');
+        for await (const e of session.events()) if (e.kind === 'final') throw new TtsError('TTS_ENGINE_FAILED', 'the adapter lost its socket');
+      },
+    });
+    await assert.rejects(failing, refusedWith('TTS_ENGINE_FAILED'));
+    assert.equal(w.runs[0]?.outcome, 'error');
+    assert.equal(w.runs[0]?.characters, 'Spoken.'.length);
+    await assert.rejects(
+      w.speech.speak(keyCaller, { requestId: 'req_c', endpoint: 'WS test', text: '', settings: { ...ttsSettingsOf({ text: '' }), mode: 'clone', referenceId: 'ref_mine0001' } }, { kind: 'session', signal, deliver: async () => undefined }),
+      refusedWith('TTS_MODE_UNSUPPORTED'),
+    );
+    assert.equal(w.sessions.length, 1, 'no session opened for the clone');
   });
 });

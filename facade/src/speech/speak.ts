@@ -5,8 +5,9 @@
  * (consent, text length, quota, the caller's syntheses in flight; usage and the consent audit
  * whatever the outcome) around admission and routing to a node (synthesis.ts) or the job queue.
  * Handlers read their body into a `SpeakRequest` (speech-request.ts) and present what comes out.
- * A streaming session (text arriving in pieces) keeps its `SpeechSettings` and says each piece
- * with them.
+ * An interactive session (output `session`: text arriving in pieces, the protocol adapters) goes
+ * through the same story with its settings, once: its text reaches the node later, piece by piece,
+ * and is metered when the session ends.
  */
 import { performance } from 'node:perf_hooks';
 import type { Job } from '@tts/proto/scheduler';
@@ -24,9 +25,10 @@ import { withPreset } from '../studio/preset-speech.js';
 import type { StudioPresets } from '../studio/presets.js';
 import { cloneSpecOf, requireConsent } from './clone-request.js';
 import type { Lexicons } from './lexicons.js';
-import { tenantWeightOf, type Metering } from './metering.js';
+import { tenantWeightOf, type Delivered, type Metering } from './metering.js';
 import { speechRequestOf, type SpeakRequest, type SpeechSettings } from './speech-request.js';
 import type { SynthesisGateway, SynthesisStream } from './synthesis.js';
+import type { SpeechSession } from './interactive.js';
 
 /** A whole file as the node answered it. */
 export interface SpokenFile {
@@ -68,8 +70,25 @@ export interface JobOutput extends Admitted {
   readonly deliver: (job: Job) => Promise<void> | void;
 }
 
+/**
+ * An interactive session: the text arrives later, in pieces, by context, while audio flows out
+ * (the WebSocket and Wyoming adapters). The request's text is empty; its settings hold for every
+ * context. Metering counts the characters the session spoke (and those in synthesis when a
+ * context was cancelled) when it ends.
+ */
+export interface SessionOutput extends Admitted {
+  readonly kind: 'session';
+  /** Aborted when the client goes away: the session is cancelled. */
+  readonly signal: AbortSignal;
+  /**
+   * Runs the session: pushes the client's text, reads `session.events()` to its end (which is
+   * what the session's metering is counted from) and resolves when the client is done.
+   */
+  readonly deliver: (session: SpeechSession) => Promise<void>;
+}
+
 /** Where the speech goes. */
-export type SpeechOutput = FileOutput | StreamOutput | JobOutput;
+export type SpeechOutput = FileOutput | StreamOutput | JobOutput | SessionOutput;
 
 /** What the use case works with (each behind the part of its interface it uses). */
 export interface SpeechServices {
@@ -78,7 +97,7 @@ export interface SpeechServices {
   readonly cluster: Pick<ClusterView, 'snapshot'>;
   readonly references: Pick<ReferenceService, 'audio'>;
   readonly metering: Pick<Metering, 'run'>;
-  readonly gateway: Pick<SynthesisGateway, 'synthesize' | 'stream'>;
+  readonly gateway: Pick<SynthesisGateway, 'synthesize' | 'stream' | 'interactive'>;
   readonly jobs: Pick<JobsGateway, 'submit'>;
   readonly jobUsage: Pick<JobUsage, 'submitted'>;
   /** The platform default voice (what OpenAI voice names fall back to). */
@@ -100,8 +119,10 @@ export class Speech {
     const settings = request.settings.preset === undefined ? request.settings : await withPreset(request.settings, caller, s.presets);
     // A job keeps the lexicon of its submission (stored with its spec).
     const lexicon = await s.lexicons.forSpeech(caller, settings.preset?.id);
-    // A job runs later, so its voice must exist now.
-    const { speech, cloning } = await speechRequestOf(caller, request.text, settings, { lexicon, snapshot: () => s.cluster.snapshot(), defaultVoice: s.defaultVoice, mustExist: output.kind === 'job' });
+    // A job runs later, so its voice must exist now; a session's text comes later.
+    const session = output.kind === 'session';
+    const { speech, cloning } = await speechRequestOf(caller, request.text, settings, { lexicon, snapshot: () => s.cluster.snapshot(), defaultVoice: s.defaultVoice, mustExist: output.kind === 'job', textInPieces: session });
+    if (session && cloning) throw new TtsError('TTS_MODE_UNSUPPORTED', 'Cloning is not available in streaming sessions.', { loc: ['body', 'mode'] });
     const metered = {
       endpoint: request.endpoint,
       requestId: request.requestId,
@@ -114,18 +135,21 @@ export class Speech {
     await s.metering.run(
       caller,
       metered,
-      async (quota) => {
+      async (quota, report) => {
         output.admitted?.(quota);
         // A clone carries its reference clip to the node that runs it.
         const spoken = cloning ? { ...speech, clone: await cloneSpecOf(cloning, caller, s) } : speech;
-        return this.send(caller, request.requestId, spoken, settings, output);
+        return this.send(caller, request.requestId, spoken, settings, output, report);
       },
       cloning ? () => requireConsent(settings.consentConfirmed) : undefined,
     );
   }
 
-  /** Sends the speech to a node (admission and routing: the gateway) or the job queue; the seconds of audio delivered. */
-  private async send(caller: Caller, requestId: string, speech: SpeechSpec, settings: SpeechSettings, output: SpeechOutput): Promise<number> {
+  /**
+   * Sends the speech to a node (admission and routing: the gateway) or the job queue; what was
+   * delivered (`report`: what a session delivered so far, should it fail).
+   */
+  private async send(caller: Caller, requestId: string, speech: SpeechSpec, settings: SpeechSettings, output: SpeechOutput, report: (sofar: Delivered) => void): Promise<Delivered> {
     const s = this.services;
     const routed = { requestId, tenantId: tenantOf(caller), tenantWeight: tenantWeightOf(caller), speech };
     switch (output.kind) {
@@ -133,12 +157,23 @@ export class Speech {
         const called = performance.now();
         const { response, nodeId } = await s.gateway.synthesize(routed, settings.fields, output.signal);
         await output.deliver({ response, nodeId, gatewayMs: performance.now() - called });
-        return response.metrics?.audioSeconds ?? 0;
+        return { audioSeconds: response.metrics?.audioSeconds ?? 0 };
       }
       case 'stream': {
         const metrics = await output.deliver(await s.gateway.stream(routed, settings.fields, output.signal));
         if (!metrics) throw new TtsError('TTS_CANCELLED', 'The client went away before the audio was complete.');
-        return metrics.audioSeconds;
+        return { audioSeconds: metrics.audioSeconds };
+      }
+      case 'session': {
+        const session = await s.gateway.interactive(routed, settings.fields, output.signal);
+        try {
+          await output.deliver(session);
+        } finally {
+          // Whatever the adapter did, the node's session ends with it (a no-op once it ended).
+          session.abort();
+          report(session.usage());
+        }
+        return session.usage();
       }
       case 'job': {
         const mode = speech.clone ? 'clone' : settings.mode ?? 'auto';
@@ -146,7 +181,7 @@ export class Speech {
         // Its audio is counted once it ends (jobs/job-usage.ts).
         await s.jobUsage.submitted(requestId, job.jobId);
         await output.deliver(job);
-        return 0;
+        return { audioSeconds: 0 };
       }
     }
   }

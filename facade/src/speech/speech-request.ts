@@ -148,6 +148,11 @@ export interface SpeechRequest {
 export interface SpeechContext extends Omit<VoiceContext, 'field'> {
   /** The caller's pronunciation lexicon (with its preset's), carried to the node. */
   readonly lexicon: readonly LexiconEntry[];
+  /**
+   * The text comes later, in pieces (an interactive session): `text` is empty and not checked here;
+   * the node checks each piece. @default false
+   */
+  readonly textInPieces?: boolean;
 }
 
 /**
@@ -158,7 +163,7 @@ export interface SpeechContext extends Omit<VoiceContext, 'field'> {
  * refusals of `resolveVoice`, in that order.
  */
 export async function speechRequestOf(caller: Caller, text: string, settings: SpeechSettings, ctx: SpeechContext): Promise<SpeechRequest> {
-  checkText(text, settings.fields);
+  if (ctx.textInPieces !== true) checkText(text, settings.fields);
   const cloning = cloneSourceOf(settings, caller);
   const { voice, engine } = await resolveVoice(settings, { ...ctx, field: settings.fields.voice });
   const speech: SpeechSpec = {

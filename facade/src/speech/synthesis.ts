@@ -11,12 +11,13 @@
  * timing out.
  */
 import { Metadata, type ClientReadableStream } from '@grpc/grpc-js';
-import type { AudioChunk, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
-import type { ErrorCode } from '@tts/common';
-import { TtsError, callUnary, deadlineIn, synthesizerClient, fromServiceError } from '@tts/common';
+import type { AudioChunk, InteractiveStart, SpeechSpec, StreamInfo, SynthesizeRequest, SynthesizeResponse } from '@tts/proto/synthesis';
+import { TtsError, callUnary, deadlineIn, openInteractive, synthesizerClient, fromServiceError } from '@tts/common';
+import { RETRY_ON_ANOTHER_NODE, SESSION_ROUTE_CHARACTERS } from '@tts/common/routing';
 import type { ProvenanceMarks } from '../compliance/provenance.js';
 import type { NodeRouter, RoutedNode } from '../cluster/node-router.js';
 import type { FieldNames } from './speech-request.js';
+import { SpeechSession } from './interactive.js';
 
 
 /** A streaming synthesis whose first message (stream info) has arrived. */
@@ -27,13 +28,6 @@ export interface SynthesisStream {
   readonly chunks: AsyncIterable<AudioChunk>;
 }
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'TTS_ENGINE_FAILED',
-  'TTS_NODE_OVERLOADED',
-  'SERVICE_SHUTTING_DOWN',
-  'TTS_ENGINE_UNAVAILABLE',
-  'TTS_NO_NODE_AVAILABLE',
-]);
 
 /** Options of the gateway. */
 export interface SynthesisGatewayOptions {
@@ -57,7 +51,7 @@ export class SynthesisGateway {
   constructor(private readonly options: SynthesisGatewayOptions) {}
 
   /** The request with the provenance payload of its request id. */
-  private marked(req: SynthesizeRequest): SynthesizeRequest {
+  private marked<R extends { readonly requestId: string; readonly speech?: SpeechSpec | undefined }>(req: R): R {
     return req.speech ? { ...req, speech: { ...req.speech, watermarkPayload: this.options.marks.payloadOf(req.requestId) } } : req;
   }
 
@@ -115,7 +109,26 @@ export class SynthesisGateway {
     });
   }
 
-  private async withRetries<T>(req: SynthesizeRequest, fields: FieldNames, attempt: (node: RoutedNode) => Promise<T>): Promise<T> {
+  /**
+   * Opens an interactive session (text in pieces, audio out) on a node chosen by load with a free
+   * session place; it stays on that node for its life. Resolves once the node accepted the settings
+   * (`start.speech`, no text); another node is tried when one refuses before that.
+   */
+  async interactive(start: InteractiveStart, fields: FieldNames, signal: AbortSignal): Promise<SpeechSession> {
+    const req = this.marked(start);
+    return this.withRetries(req, fields, async (node) => new SpeechSession(await openInteractive(node.address, req, { signal })), { characters: SESSION_ROUTE_CHARACTERS, session: true });
+  }
+
+  /**
+   * Runs `attempt` on the node the router picks for `req`, and on another after a retryable
+   * failure. `route`: what routing counts (default: the request's text; a session's first piece).
+   */
+  private async withRetries<T>(
+    req: Pick<SynthesizeRequest, 'tenantId' | 'tenantWeight' | 'speech'>,
+    fields: FieldNames,
+    attempt: (node: RoutedNode) => Promise<T>,
+    route: { readonly characters?: number; readonly session?: boolean } = {},
+  ): Promise<T> {
     const exclude: string[] = [];
     let lastError: TtsError | undefined;
     const { admissionShare, timeoutMs } = this.options;
@@ -126,7 +139,8 @@ export class SynthesisGateway {
         node = await this.options.router.pick({
           voice: req.speech?.voice ?? '',
           engine: req.speech?.engine ?? '',
-          characters: req.speech?.text.length ?? 0,
+          characters: route.characters ?? req.speech?.text.length ?? 0,
+          session: route.session,
           // Its wait is its fair share of the queue (the nodes serve tenants by weighted fair queuing).
           tenant: req.tenantId,
           tenantWeight: req.tenantWeight,
@@ -142,8 +156,8 @@ export class SynthesisGateway {
       } catch (err) {
         const e = translate(fromServiceError(err), fields);
         // The node is gone, draining, overloaded or failing: the view may be out of date.
-        if (RETRYABLE.has(e.code)) this.options.router.invalidate();
-        if (i >= this.options.retries || !RETRYABLE.has(e.code)) throw e;
+        if (RETRY_ON_ANOTHER_NODE.has(e.code)) this.options.router.invalidate();
+        if (i >= this.options.retries || !RETRY_ON_ANOTHER_NODE.has(e.code)) throw e;
         lastError = e;
         exclude.push(node.nodeId);
       }

@@ -18,6 +18,7 @@ export { startGrpcServer, type GrpcServerOptions, type RunningGrpcServer, type S
 export { GRPC_CLIENT_AUTH_MODES, LOOPBACK_HOSTS, checkPlaintextListen, configureGrpcTls, grpcTlsEnabled, readGrpcTlsConfig, type GrpcClientAuth, type GrpcListenAddress, type GrpcTlsConfig } from './grpc/tls.js';
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
+export { openInteractive, type InteractiveCall } from './grpc/interactive.js';
 export { VERSION, SERVICE_NAME } from './version.js';
 export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
 export { payloadHex, watermarkPayloadOf } from './watermark-payload.js';

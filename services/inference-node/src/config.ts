@@ -72,6 +72,12 @@ export interface NodeConfig {
   readonly maxQueue: number;
   /** Longest text per request. @default 100000 (TTS_NODE_MAX_CHARS) */
   readonly maxChars: number;
+  /** Interactive sessions (SynthesizeInteractive) open at once; one more is TTS_NODE_OVERLOADED. @default 128 (TTS_NODE_MAX_SESSIONS) */
+  readonly maxSessions: number;
+  /** Contexts one interactive session holds at once (ElevenLabs' multi-context socket: 5). @default 5 (TTS_SESSION_MAX_CONTEXTS) */
+  readonly sessionMaxContexts: number;
+  /** Characters of text one context of a session may hold not yet synthesized; more is STREAM_BUFFER_FULL. @default 5000 (TTS_SESSION_MAX_BUFFERED_CHARS) */
+  readonly sessionMaxBufferedChars: number;
   /**
    * Sentences of one request an engine may render at once after the first (up to its slots): 1 =
    * one after the other. @default 2 (TTS_SENTENCES_IN_FLIGHT)
@@ -263,6 +269,9 @@ export function loadNodeConfig(env: NodeJS.ProcessEnv = process.env): NodeConfig
     festivalTransport: envEnum(env, 'TTS_FESTIVAL_TRANSPORT', FESTIVAL_TRANSPORTS, 'pipe'),
     maxQueue: envInt(env, 'TTS_NODE_MAX_QUEUE', 256, { min: 1, max: 100_000 }),
     maxChars: envInt(env, 'TTS_NODE_MAX_CHARS', 100_000, { min: 1, max: 10_000_000 }),
+    maxSessions: envInt(env, 'TTS_NODE_MAX_SESSIONS', 128, { min: 1, max: 100_000 }),
+    sessionMaxContexts: envInt(env, 'TTS_SESSION_MAX_CONTEXTS', 5, { min: 1, max: 64 }),
+    sessionMaxBufferedChars: envInt(env, 'TTS_SESSION_MAX_BUFFERED_CHARS', 5000, { min: 100, max: 1_000_000 }),
     sentencesInFlight: envInt(env, 'TTS_SENTENCES_IN_FLIGHT', 2, { min: 1, max: 16 }),
     encoders: envEnum(env, 'TTS_AUDIO_ENCODERS', ['native', 'ffmpeg'] as const, 'native'),
     opusComplexity: envInt(env, 'TTS_OPUS_COMPLEXITY', OPUS_COMPLEXITY, { min: 0, max: 10 }),

@@ -17,6 +17,7 @@ import { listVoices } from './handlers/list-voices.js';
 import { nodeStatus, nodeStatusReport } from './handlers/node-status.js';
 import { synthesize } from './handlers/synthesize.js';
 import { synthesizeStream } from './handlers/synthesize-stream.js';
+import { synthesizeInteractive } from './handlers/synthesize-interactive.js';
 import { recentAudioEvents } from './handlers/recent-audio-events.js';
 import { AudioEventLog } from './domain/audio-events.js';
 import { observeNodeLoad } from '@tts/common/telemetry';
@@ -80,7 +81,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
     await vad?.close();
     throw err;
   }
-  const admission = new Admission({ maxQueue: config.maxQueue });
+  const admission = new Admission({ maxQueue: config.maxQueue, maxSessions: config.maxSessions });
   for (const e of registry.ready()) admission.addEngine(e.name, e.concurrency);
   const ctx: NodeContext = {
     nodeId: config.nodeId,
@@ -101,6 +102,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
       // Words of engines without timings, aligned with the ASR model when one is installed (loaded on first use).
       aligner: async (audio, text) => (await analysis.models.speech())?.alignWords(audio, text) ?? [],
     },
+    sessionLimits: { maxContexts: config.sessionMaxContexts, maxBufferedChars: config.sessionMaxBufferedChars },
     analysis,
     cloner: new Cloner(registry, analysis.models, logger, path.join(config.dataDir, 'voice-profiles.json')),
     logger,
@@ -111,6 +113,7 @@ export async function start(options: NodeStartOptions = {}): Promise<RunningNode
   const impl: SynthesizerServer = {
     synthesize: synthesize(ctx),
     synthesizeStream: synthesizeStream(ctx),
+    synthesizeInteractive: synthesizeInteractive(ctx),
     listVoices: listVoices(ctx),
     nodeStatus: nodeStatus(ctx),
     recentAudioEvents: recentAudioEvents(ctx),

@@ -19,6 +19,7 @@ import { cancelJob, getJob, getQueueStats, listJobEvents, listJobs, submitJob } 
 import { heartbeat, listNodes, registerNode } from './handlers/membership.js';
 import { pickNode } from './handlers/pick-node.js';
 import { readJobAudio } from './handlers/read-job-audio.js';
+import { synthesizeInteractive } from './handlers/synthesize-interactive.js';
 import { watchJob } from './handlers/watch-job.js';
 
 /** Options of start(): any config field overrides the environment's. */
@@ -76,6 +77,7 @@ export async function start(options: SchedulerStartOptions = {}): Promise<Runnin
     cancelJob: cancelJob(ctx),
     readJobAudio: readJobAudio(ctx),
     getQueueStats: getQueueStats(ctx),
+    synthesizeInteractive: synthesizeInteractive(ctx),
   };
   let grpc;
   try {

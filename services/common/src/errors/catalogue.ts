@@ -391,6 +391,17 @@ export const ERROR_CATALOGUE = {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'This credential already holds as many open long-lived streams (log streams) as it may.',
     hint: 'Close a stream you no longer read, or wait for the Retry-After delay; the cap is TTS_MAX_STREAMS_PER_CREDENTIAL per facade replica.', openaiType: 'rate_limit_error', retryable: true,
   },
+  STREAM_CONTEXTS_EXCEEDED: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The streaming session already has as many contexts open as it may; the text for a new one was refused.',
+    hint: 'End or cancel a context first (its final message frees its place), or send the text to one already open; InteractiveStarted.max_contexts is the cap (TTS_SESSION_MAX_CONTEXTS).', openaiType: 'rate_limit_error', retryable: true,
+  },
+  STREAM_BUFFER_FULL: {
+    http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'The context holds as much text not yet synthesized as it may; this text was refused.',
+    hint: 'Send the text again once the context\'s audio has caught up, or flush it; InteractiveStarted.max_buffered_chars is the cap (TTS_SESSION_MAX_BUFFERED_CHARS).', openaiType: 'rate_limit_error', retryable: true,
+  },
+  STREAM_CONTEXT_UNKNOWN: invalid('The message names a context the streaming session does not have (never opened, or already finished).', 'Open a context by sending it text first; a context id is free again once its final message has come.'),
+  STREAM_CONTEXT_CLOSED: invalid('Text for a context whose input has already ended.', 'Wait for the context\'s final message and send the text as a new context, or use another context id.'),
+  STREAM_PROTOCOL_VIOLATION: invalid('The streaming session\'s messages are out of order: its first message must be its settings, and only its first.', 'Send the settings once, first, then text, flush, cancel and end messages.'),
   TTS_CONCURRENCY_LIMIT: {
     http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'This caller has as many syntheses in flight as its tier allows at once.',
     hint: 'Wait for one of your requests to finish (Retry-After), send fewer in parallel, use the asynchronous job API, or ask for a higher tier (TTS_TIER_CONCURRENCY sets the caps).', openaiType: 'rate_limit_error', retryable: true,

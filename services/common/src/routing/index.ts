@@ -15,6 +15,7 @@ export {
   OVERSIZED_START_SHARE,
   requiredEngine,
   secondsUntilFit,
+  SESSION_ROUTE_CHARACTERS,
   startSeconds,
   type FairShare,
   type RoutedWork,
@@ -24,4 +25,4 @@ export {
   type RoutingPolicy,
   type RoutingPolicyName,
 } from './policy.js';
-export { routeOrError } from './route.js';
+export { RETRY_ON_ANOTHER_NODE, routeOrError } from './route.js';

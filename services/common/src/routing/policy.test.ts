@@ -37,6 +37,16 @@ describe('requiredEngine and candidates', () => {
     assert.deepEqual(candidates([a, b, c, d], req({ excludeNodeIds: ['d'] })).map(id), ['a']);
     assert.deepEqual(candidates([a, b, c, d], req({ voice: '' })).map(id), ['a', 'b', 'c', 'd']);
   });
+
+  it('routes an interactive session only to a node with a free session place, TTS_OVERLOADED when none has one', () => {
+    const full = node('full', { sessions: 4, maxSessions: 4 });
+    const free = node('free', { sessions: 3, maxSessions: 4, queued: 50, capacity: 1 });
+    assert.deepEqual(candidates([full, free], req({ session: true })).map(id), ['free']);
+    assert.deepEqual(candidates([full, free], req()).map(id), ['full', 'free'], 'other requests are not held back by sessions');
+    const policy = createRoutingPolicy('least-loaded-all');
+    assert.equal(routeOrError([full, free], [full, free], policy, req({ session: true })).entry.status.nodeId, 'free', 'even when the full node is less loaded');
+    rejects(() => routeOrError([full], [full], policy, req({ session: true })), 'TTS_OVERLOADED');
+  });
 });
 
 describe('routing policies', () => {

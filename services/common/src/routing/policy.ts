@@ -23,6 +23,12 @@ export const ROUTING_POLICIES = ['least-loaded', 'least-loaded-all', 'round-robi
 /** A routing policy name. */
 export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 
+/**
+ * Characters routing counts for an interactive session, whose text is not known when it is routed:
+ * about a sentence, its first piece.
+ */
+export const SESSION_ROUTE_CHARACTERS = 100;
+
 /** A node as routing sees it: its last status report and the work routed to it since. */
 export interface RoutableNode {
   readonly status: NodeStatusReport;
@@ -75,6 +81,12 @@ export interface RouteRequest {
   readonly tenant?: string | undefined;
   /** The tenant's weight in that sharing. @default 1 */
   readonly tenantWeight?: number | undefined;
+  /**
+   * An interactive session (SynthesizeInteractive), routed once for its life: only nodes with a
+   * free session place (their last report) are candidates. Its text is unknown yet: `characters`
+   * is what its first piece is likely to be. @default false
+   */
+  readonly session?: boolean | undefined;
 }
 
 /** The chosen node and the estimate that chose it. */
@@ -93,12 +105,20 @@ export function requiredEngine(req: RouteRequest): string {
   return colon > 0 ? req.voice.slice(0, colon).toLowerCase() : '';
 }
 
-/** Nodes able to serve the request. */
+/** Nodes able to serve the request (a session: only those with a free session place). */
 export function candidates<N extends RoutableNode>(ready: readonly N[], req: RouteRequest): N[] {
   const engine = requiredEngine(req);
   return ready.filter(
-    (e) => !req.excludeNodeIds.includes(e.status.nodeId) && (engine === '' || e.status.engines.some((x) => x.name === engine && x.ready)),
+    (e) =>
+      !req.excludeNodeIds.includes(e.status.nodeId) &&
+      (engine === '' || e.status.engines.some((x) => x.name === engine && x.ready)) &&
+      (req.session !== true || hasSessionPlace(e)),
   );
+}
+
+/** The node's last report leaves a place for one more interactive session. */
+function hasSessionPlace(node: RoutableNode): boolean {
+  return node.status.sessions < node.status.maxSessions;
 }
 
 /** The load figures of `engine` on the node when it reports them (its slots), else undefined. */

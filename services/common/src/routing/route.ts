@@ -2,8 +2,21 @@
  * One routing decision with the platform's answers when there is none: the same errors whether the
  * scheduler routes (PickNode) or the facade does (lookaside routing).
  */
+import type { ErrorCode } from '../errors/catalogue.js';
 import { TtsError } from '../errors/tts-error.js';
 import { candidates, chargeRouted, estimateOn, fitsBudget, requiredEngine, secondsUntilFit, type RoutableNode, type RouteDecision, type RouteRequest, type RoutingPolicy } from './policy.js';
+
+/**
+ * Failures of a call to a node after which the same request may go to another node (the node is
+ * full, draining, lost its engine or failed), as long as nothing of its answer was delivered.
+ */
+export const RETRY_ON_ANOTHER_NODE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'TTS_ENGINE_FAILED',
+  'TTS_NODE_OVERLOADED',
+  'SERVICE_SHUTTING_DOWN',
+  'TTS_ENGINE_UNAVAILABLE',
+  'TTS_NO_NODE_AVAILABLE',
+]);
 
 /**
  * Chooses a node for `req` among `ready` with `policy` and charges the request's estimated cost
@@ -11,7 +24,8 @@ import { candidates, chargeRouted, estimateOn, fitsBudget, requiredEngine, secon
  *
  * Throws TTS_ENGINE_NOT_FOUND / TTS_VOICE_NOT_FOUND when no node of `all` (healthy or not) has
  * ever offered the engine the request needs, TTS_ENGINE_UNAVAILABLE when ready nodes exist but
- * none can serve it, and TTS_NO_NODE_AVAILABLE when no node is ready.
+ * none can serve it, TTS_OVERLOADED for a session when the nodes that could serve it have no
+ * session place, and TTS_NO_NODE_AVAILABLE when no node is ready.
  *
  * Admission: with `req.budgetSeconds`, a policy's choice that does not fit the budget (fitsBudget)
  * gives way to the candidate with the earliest estimated finish; when that one does not fit either,
@@ -28,6 +42,9 @@ export function routeOrError<N extends RoutableNode>(all: readonly N[], ready: r
   }
   const able = candidates(ready, req);
   let decision = policy.choose(able, req);
+  if (!decision && req.session === true && candidates(ready, { ...req, session: false }).length > 0) {
+    throw new TtsError('TTS_OVERLOADED', 'Every node that could hold the session holds as many interactive sessions as it admits.', { retryAfterSec: 1 });
+  }
   if (!decision) {
     throw ready.length > 0 && engine !== ''
       ? new TtsError('TTS_ENGINE_UNAVAILABLE', `No ready node has engine "${engine}" loaded.`, { retryAfterSec: 5 })

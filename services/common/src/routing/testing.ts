@@ -15,6 +15,10 @@ export interface NodeStatusFixture {
   readonly unloadedVoices?: readonly string[];
   /** Last load time of each engine, ms. @default 1000 */
   readonly loadMs?: number;
+  /** Interactive sessions open. @default 0 */
+  readonly sessions?: number;
+  /** Interactive sessions admitted. @default 128 */
+  readonly maxSessions?: number;
 }
 
 /** A READY node's report: engines (default flite) with one voice "<engine>:v" each. */
@@ -40,5 +44,7 @@ export function nodeStatusFixture(nodeId: string, o: NodeStatusFixture = {}): No
     startedUnixMs: 0,
     analysis: [],
     warmup: undefined,
+    sessions: o.sessions ?? 0,
+    maxSessions: o.maxSessions ?? 128,
   };
 }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TtsError } from '@tts/common';
 import { Admission, type SlotPriority } from './admission.js';
 
 describe('admission queue order', () => {
@@ -103,5 +104,18 @@ describe('admission queue order', () => {
     assert.deepEqual(admission.engineLoad('other')!.tenants, []);
     admission.trackChars('e', -1000, 'A', 1);
     assert.deepEqual(admission.engineLoad('e')!.tenants.map((t) => t.tenantId), ['B']);
+  });
+
+  it('admits interactive sessions up to maxSessions; a release gives the place back once', () => {
+    const admission = new Admission({ maxQueue: 16, maxSessions: 2 });
+    const a = admission.openSession();
+    admission.openSession();
+    assert.equal(admission.sessions(), 2);
+    assert.throws(() => admission.openSession(), (e: unknown) => e instanceof TtsError && e.code === 'TTS_NODE_OVERLOADED' && e.retryAfterSec === 1);
+    a();
+    a();
+    assert.equal(admission.sessions(), 1, 'a second release of the same place changes nothing');
+    admission.openSession();
+    assert.equal(admission.sessions(), admission.maxSessions());
   });
 });

@@ -164,6 +164,8 @@ class Slots {
 export interface AdmissionOptions {
   /** Most requests allowed to wait for a slot, all engines together. @default 256 */
   readonly maxQueue: number;
+  /** Most interactive sessions open at once. @default 128 */
+  readonly maxSessions?: number;
 }
 
 /** Admission and load accounting. */
@@ -175,8 +177,36 @@ export class Admission {
   private readonly secPerChar = new Ema(0.001);
   private requests = 0;
   private arrivals = 0;
+  private openSessions = 0;
 
   constructor(private readonly options: AdmissionOptions) {}
+
+  /**
+   * Admits an interactive session (SynthesizeInteractive) for its life: its place is released by
+   * the returned function. Its pieces take engine slots like any request's; the place bounds the
+   * sessions a node holds, whose text may arrive at any moment. Throws TTS_NODE_OVERLOADED when the
+   * node holds `maxSessions`.
+   */
+  openSession(): Release {
+    if (this.openSessions >= this.maxSessions()) throw new TtsError('TTS_NODE_OVERLOADED', `The node holds ${this.openSessions} interactive sessions, as many as it admits.`, { retryAfterSec: 1 });
+    this.openSessions++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.openSessions--;
+    };
+  }
+
+  /** Interactive sessions open. */
+  sessions(): number {
+    return this.openSessions;
+  }
+
+  /** Interactive sessions admitted at once. */
+  maxSessions(): number {
+    return this.options.maxSessions ?? 128;
+  }
 
   /** The number of a new request, for the {@link SlotPriority} of its pieces. */
   nextRequest(): number {

@@ -8,6 +8,7 @@ import type { Admission } from './admission.js';
 import type { PipelineDeps } from './pipeline.js';
 import type { AnalysisContext } from '../analysis/context.js';
 import type { Cloner } from '../cloning/clone.js';
+import type { SessionLimits } from './interactive-session.js';
 
 /** Shared state of one running node. */
 export interface NodeContext {
@@ -17,6 +18,8 @@ export interface NodeContext {
   readonly registry: EngineRegistry;
   readonly admission: Admission;
   readonly deps: PipelineDeps;
+  /** Bounds of each interactive session (SynthesizeInteractive). */
+  readonly sessionLimits: SessionLimits;
   /** Upload limits and models of the AudioAnalyzer service. */
   readonly analysis: AnalysisContext;
   /** Voice cloning (nearest voice, adapted). */

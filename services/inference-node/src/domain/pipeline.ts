@@ -23,7 +23,7 @@ import {
   timeStretch,
   type AudioFormat,
 } from '../audio/index.js';
-import { compileLexicon, prepareSpeech } from '../text/index.js';
+import { compileLexicon, prepareSpeech, type PrepareTextOptions } from '../text/index.js';
 import { ssmlPieces, type SpeechPiece } from '../text/ssml.js';
 import type { PcmAudio } from '../audio/pcm.js';
 import type { FirstChunkPolicy, SynthesisEngine, VoiceDescriptor } from '../engines/engine.js';
@@ -172,12 +172,22 @@ export async function trimEdges(audio: PcmAudio, edges: 'start' | 'end' | 'both'
   return { audio: { samples: out.samples.subarray(start, end), sampleRate: out.sampleRate }, cutStart: cutStart + start };
 }
 
-/** Validates a job and resolves its voice, engine, text chunks and output rate. Throws TtsError. */
-export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisPlan {
-  if (job.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'The text is empty.', { loc: ['text'] });
-  if (job.text.length > deps.maxChars) {
-    throw new TtsError('TTS_TEXT_TOO_LONG', `The text has ${job.text.length} characters; the limit is ${deps.maxChars}.`, { loc: ['text'] });
-  }
+/** What a job's settings resolve to, whatever its text: one voice, engine, speed and output rate. */
+export interface SynthesisSetup {
+  readonly engine: SynthesisEngine;
+  readonly voice: VoiceDescriptor;
+  readonly speed: number;
+  readonly outputRate: number;
+  readonly contentType: string;
+  /** How the text front-end prepares the job's text. */
+  readonly prepare: PrepareTextOptions;
+}
+
+/**
+ * Validates a job's settings and resolves its voice (once: an interactive session keeps the result
+ * for every piece of its text), engine, speed, output rate and text preparation. Throws TtsError.
+ */
+export function setupSynthesis(job: Omit<SynthesisJob, 'text'>, deps: Pick<PipelineDeps, 'registry'>): SynthesisSetup {
   const speed = job.speed === 0 ? 1 : job.speed;
   if (!Number.isFinite(speed) || speed < SPEED_RANGE.min || speed > SPEED_RANGE.max) {
     throw new TtsError('TTS_SPEED_OUT_OF_RANGE', `Speed ${job.speed} is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, { loc: ['speed'] });
@@ -187,13 +197,26 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
   const language = job.language !== '' ? job.language : voice.language;
   const first = engine.streamingFirstChunk ?? STREAMING_FIRST_CHUNK;
   const lexicon = job.lexicon === undefined || job.lexicon.length === 0 ? undefined : compileLexicon(job.lexicon);
-  const prepare = {
+  const prepare: PrepareTextOptions = {
     language,
     normalize: !job.rawText,
     phonemes: engine.features.includes(IPA_INPUT),
     ...(lexicon === undefined ? {} : { lexicon }),
     ...(job.streaming ? { firstChunkMaxChars: first.maxChars, firstChunkMinChars: first.minChars, firstChunkCutAtWord: first.cutAtWord } : {}),
   };
+  return { engine, voice, speed, outputRate, contentType: contentTypeOf(job.format), prepare };
+}
+
+/**
+ * Validates a job and resolves its voice, engine, text chunks and output rate (`setup`: its
+ * settings already resolved by setupSynthesis). Throws TtsError.
+ */
+export function planSynthesis(job: SynthesisJob, deps: PipelineDeps, setup?: SynthesisSetup): SynthesisPlan {
+  if (job.text.trim() === '') throw new TtsError('TTS_TEXT_EMPTY', 'The text is empty.', { loc: ['text'] });
+  if (job.text.length > deps.maxChars) {
+    throw new TtsError('TTS_TEXT_TOO_LONG', `The text has ${job.text.length} characters; the limit is ${deps.maxChars}.`, { loc: ['text'] });
+  }
+  const { engine, voice, speed, outputRate, contentType, prepare } = setup ?? setupSynthesis(job, deps);
   // A text that starts with <speak> is SSML (validated again here: a job may come from anywhere);
   // any other text is plain text, "<" and all.
   const chunks: SpeechPiece[] = isSsml(job.text)
@@ -201,7 +224,7 @@ export function planSynthesis(job: SynthesisJob, deps: PipelineDeps): SynthesisP
     : prepareSpeech(job.text, prepare).map(({ text, parts, respelled }) => ({ kind: 'speech', text, rate: 1, pitch: 1, ...(parts === undefined ? {} : { parts }), ...(respelled === undefined ? {} : { respelled }) }));
   if (!chunks.some((c) => c.kind === 'speech')) throw new TtsError('TTS_TEXT_EMPTY', 'The text has nothing speakable.', { loc: ['text'] });
   const characters = chunks.reduce((n, c) => n + charactersOf(c), 0);
-  return { job, engine, voice, chunks, characters, speed, outputRate, contentType: contentTypeOf(job.format) };
+  return { job, engine, voice, chunks, characters, speed, outputRate, contentType };
 }
 
 /** The node's aligner, for a plan in a language its ASR model speaks (English). */
@@ -384,7 +407,8 @@ export async function* renderAudio(plan: SynthesisPlan, deps: PipelineDeps, stat
   }
 }
 
-function newStats(plan: SynthesisPlan): SynthesisStats {
+/** The stats of a plan before anything is rendered. */
+export function newStats(plan: SynthesisPlan): SynthesisStats {
   return { characters: plan.characters, sentences: 0, audioSeconds: 0, computeSeconds: 0, timeToFirstAudioMs: 0, queueMs: 0, encodeMs: 0, maxBatchSize: 1, watermarkMs: 0, watermarkSetupMs: 0, loadMs: 0 };
 }
 
@@ -393,6 +417,29 @@ function failureEnd(err: unknown, signal: AbortSignal | undefined, streaming: bo
   const code = err instanceof TtsError ? err.code : 'INTERNAL_ERROR';
   const cancelled = signal?.aborted === true || code === 'TTS_CANCELLED';
   return { streaming, outcome: cancelled ? 'cancelled' : 'error', errorCode: cancelled ? 'TTS_CANCELLED' : code, totalMs: performance.now() - started };
+}
+
+/**
+ * renderAudio, with the plan recorded as one streamed synthesis when it ends (metrics, audio
+ * event; synthesis-telemetry.ts) and `stats.timeToFirstAudioMs` set at its first piece: a piece of
+ * an interactive session, whose context encodes the pieces of many plans into one stream.
+ */
+export async function* renderRecorded(plan: SynthesisPlan, deps: PipelineDeps, stats: SynthesisStats, signal?: AbortSignal): AsyncGenerator<RenderedPiece> {
+  const started = performance.now();
+  let end: Parameters<typeof recordSynthesis>[3] | undefined;
+  try {
+    for await (const piece of renderAudio(plan, deps, stats, signal)) {
+      if (stats.timeToFirstAudioMs === 0) stats.timeToFirstAudioMs = performance.now() - started;
+      yield piece;
+    }
+    end = { streaming: true, outcome: 'ok', errorCode: '', totalMs: performance.now() - started };
+  } catch (err) {
+    end = failureEnd(err, signal, true, started);
+    throw err;
+  } finally {
+    // Left early by its consumer: cancelled.
+    recordSynthesis(plan, deps, stats, end ?? failureEnd(new TtsError('TTS_CANCELLED'), signal, true, started));
+  }
 }
 
 /**
@@ -512,7 +559,7 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
 }
 
 /** The encoder settings the node's configuration chose (implementation, opus complexity). */
-function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity' | 'mp3Quality'>): EncoderSettings {
+export function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity' | 'mp3Quality'>): EncoderSettings {
   return {
     ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }),
     ...(deps.opusComplexity === undefined ? {} : { opusComplexity: deps.opusComplexity }),

@@ -46,6 +46,8 @@ export function nodeStatusReport(ctx: NodeContext): NodeStatusReport {
     startedUnixMs: ctx.startedUnixMs,
     warmup: ctx.warmup,
     analysis: [...ctx.analysis.features],
+    sessions: a.sessions(),
+    maxSessions: a.maxSessions(),
   };
 }
 

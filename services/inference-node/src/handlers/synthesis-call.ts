@@ -3,7 +3,6 @@
  * admission, the request read into a pipeline job (the node's one conversion of the contract's
  * fields), and the metrics and word timings written back.
  */
-import { performance } from 'node:perf_hooks';
 import { NodeState, type AudioEncoding, type SynthesisMetrics, type SynthesizeRequest, type WordTiming as WordTimingMessage } from '@tts/proto/synthesis';
 import { TtsError, formatOf, lexiconOfMessages } from '@tts/common';
 import type { NodeContext } from '../domain/node-context.js';
@@ -20,15 +19,16 @@ export function admitCall(ctx: NodeContext): void {
 }
 
 /**
- * Turns a gRPC request into a pipeline job: the node's one conversion of the contract's fields
+ * Turns a gRPC request (a SynthesizeRequest, or an InteractiveStart: the same fields) into a
+ * pipeline job: the node's one conversion of the contract's fields
  * (the encoding to the encoders' format; the voice is resolved by the pipeline's plan, once), and
  * the encoding as asked, which the answer names. Throws TtsError for a request without `speech`
  * (a caller of a build before 0.6), an unknown encoding, or a lexicon that breaks the lexicon rules
  * (the LEXICON_* codes: a request may come from anywhere, so its lexicon is checked again here).
  */
-export function jobFromRequest(req: SynthesizeRequest): { job: SynthesisJob; encoding: AudioEncoding } {
+export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenantId' | 'tenantWeight' | 'speech'>): { job: SynthesisJob; encoding: AudioEncoding } {
   const speech = req.speech;
-  if (!speech) throw new TtsError('VALIDATION_FAILED', 'SynthesizeRequest.speech is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
+  if (!speech) throw new TtsError('VALIDATION_FAILED', '`speech` is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
   const format = formatOf(speech.encoding);
   if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${speech.encoding} is not supported.`, { loc: ['speech', 'encoding'] });
   const job: SynthesisJob = {
@@ -51,8 +51,8 @@ export function jobFromRequest(req: SynthesizeRequest): { job: SynthesisJob; enc
   return { job, encoding: speech.encoding };
 }
 
-/** Proto metrics from pipeline stats; `arrivedMs` is the call's arrival (performance.now()). */
-export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: number): SynthesisMetrics {
+/** Proto metrics from pipeline stats; `nodeMs`: the node's wall time of the synthesis. */
+export function metricsOf(stats: Pick<SynthesisStats, 'characters' | 'sentences' | 'audioSeconds' | 'computeSeconds' | 'timeToFirstAudioMs' | 'queueMs' | 'loadMs'>, nodeId: string, nodeMs: number): SynthesisMetrics {
   return {
     characters: stats.characters,
     sentences: stats.sentences,
@@ -62,7 +62,7 @@ export function metricsOf(stats: SynthesisStats, nodeId: string, arrivedMs: numb
     timeToFirstAudioMs: stats.timeToFirstAudioMs,
     queueMs: stats.queueMs,
     nodeId,
-    nodeMs: performance.now() - arrivedMs,
+    nodeMs,
     loadMs: stats.loadMs,
   };
 }

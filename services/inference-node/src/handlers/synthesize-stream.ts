@@ -48,7 +48,7 @@ export function synthesizeStream(ctx: NodeContext) {
             return;
           }
           if (next.done) {
-            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId, arrived), last: true, words: [] });
+            await write(call, { data: Buffer.alloc(0), sequence: sequence++, info: undefined, metrics: metricsOf(next.value, ctx.nodeId, performance.now() - arrived), last: true, words: [] });
             break;
           }
           await write(call, { data: next.value.bytes, sequence: sequence++, info: undefined, metrics: undefined, last: false, words: wordMessages(next.value.words) });

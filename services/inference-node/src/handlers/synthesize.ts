@@ -40,7 +40,7 @@ export function synthesize(ctx: NodeContext) {
           voice: plan.voice.id,
           engine: plan.engine.name,
           contentType: plan.contentType,
-          metrics: metricsOf(stats, ctx.nodeId, arrived),
+          metrics: metricsOf(stats, ctx.nodeId, performance.now() - arrived),
           clone: cloneReport,
           words: wordMessages(words),
         });

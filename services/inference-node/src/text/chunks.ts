@@ -19,7 +19,7 @@ interface Cuts {
 }
 
 /** 'strong' or 'comma' when a chunk may end right after text[i], else undefined. */
-function clauseBreakAt(text: string, i: number): 'strong' | 'comma' | undefined {
+export function clauseBreakAt(text: string, i: number): 'strong' | 'comma' | undefined {
   const ch = text[i]!;
   const next = text[i + 1];
   if (next === undefined || (next !== ' ' && !BREAK_WITHOUT_SPACE.test(ch))) return undefined;
@@ -46,7 +46,7 @@ function findCuts(text: string, max: number, minLen: number): Cuts {
 }
 
 /** Largest cut at most `max` that does not split a surrogate pair or detach a combining mark. */
-function hardCut(text: string, max: number): number {
+export function hardCut(text: string, max: number): number {
   let cut = max;
   while (cut > 1) {
     const code = text.charCodeAt(cut);

@@ -7,7 +7,7 @@ import { OPENING_PUNCTUATION, periodEndsSentence, wordBeforePeriod } from './abb
 import { checkMaxChunkChars, chunkSentence } from './chunks.js';
 import { cleanText, isSpeakable } from './cleanup.js';
 
-const TERMINATOR_RUN = /[.!?\u2026\u203C\u2047-\u2049\u0964\u0965\u061F\u06D4\u3002\uFF01\uFF1F\uFF0E]+/g;
+const TERMINATOR_RUN = /[.!?\u2026\u203C\u2047-\u2049\u0964\u0965\u061F\u06D4\u3002\uFF01\uFF1F\uFF0E]+/;
 // Full-width terminators end a sentence without a following space.
 const SPACELESS_TERMINATOR = /[\u3002\uFF01\uFF1F\uFF0E]/;
 const CLOSING = /["'\u201D\u2019)\]}\u00BB\u203A\u300D\u300F\uFF09]/;
@@ -47,19 +47,34 @@ function endsSentence(block: string, sentenceStart: number, index: number, run: 
   return periodEndsSentence(word, following, atStart);
 }
 
-function splitBlock(block: string, out: string[]): void {
+/**
+ * Offsets just after each sentence end in `block` (its terminator run and closing quotes), in
+ * order. The end of the block is not one: what follows the last terminator decides.
+ */
+export function sentenceEnds(block: string): number[] {
+  const ends: number[] = [];
   let start = 0;
+  // Its own expression per call: a shared global one would carry lastIndex from one call to the next.
+  const terminators = new RegExp(TERMINATOR_RUN.source, 'g');
+  for (let m = terminators.exec(block); m !== null; m = terminators.exec(block)) {
+    const run = m[0];
+    let end = m.index + run.length;
+    while (end < block.length && CLOSING.test(block[end]!)) end++;
+    if (end < block.length && !/\s/.test(block[end]!) && !SPACELESS_TERMINATOR.test(run)) continue;
+    if (!endsSentence(block, start, m.index, run, block.slice(end, end + LOOKAHEAD_CHARS))) continue;
+    ends.push(end);
+    start = end;
+  }
+  return ends;
+}
+
+function splitBlock(block: string, out: string[]): void {
   const push = (sentence: string): void => {
     const trimmed = sentence.trim();
     if (isSpeakable(trimmed)) out.push(trimmed);
   };
-  TERMINATOR_RUN.lastIndex = 0;
-  for (let m = TERMINATOR_RUN.exec(block); m !== null; m = TERMINATOR_RUN.exec(block)) {
-    const run = m[0];
-    let end = m.index + run.length;
-    while (end < block.length && CLOSING.test(block[end]!)) end++;
-    if (end < block.length && block[end] !== ' ' && !SPACELESS_TERMINATOR.test(run)) continue;
-    if (!endsSentence(block, start, m.index, run, block.slice(end, end + LOOKAHEAD_CHARS))) continue;
+  let start = 0;
+  for (const end of sentenceEnds(block)) {
     push(block.slice(start, end));
     start = end;
   }
