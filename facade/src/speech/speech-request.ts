@@ -38,6 +38,8 @@ export interface SpeechSettings {
   readonly format?: AudioFormat;
   /** Output sample rate, Hz. */
   readonly sampleRate?: number;
+  /** Bit rate of a lossy format, kbit/s. @default the format's default for the rate */
+  readonly bitrateKbps?: number;
   /** BCP-47 language of the text. */
   readonly language?: string;
   readonly instructions?: string;
@@ -168,6 +170,7 @@ export async function speechRequestOf(caller: Caller, text: string, settings: Sp
     speed: settings.speed ?? 1,
     encoding: encodingOf(settings.format ?? 'wav'),
     sampleRate: settings.sampleRate ?? 0,
+    bitrateKbps: settings.bitrateKbps ?? 0,
     language: settings.language ?? '',
     instructions: settings.instructions ?? '',
     rawText: settings.rawText === true,

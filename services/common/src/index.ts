@@ -19,7 +19,7 @@ export { GRPC_CLIENT_AUTH_MODES, LOOPBACK_HOSTS, checkPlaintextListen, configure
 export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-socket.js';
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { VERSION, SERVICE_NAME } from './version.js';
-export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
+export { BITRATE_RANGE_KBPS, DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
 export { payloadHex, watermarkPayloadOf } from './watermark-payload.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { isTerminalJobState } from './job-state.js';

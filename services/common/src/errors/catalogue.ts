@@ -54,7 +54,7 @@ export const ERROR_CATALOGUE = {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The model does not exist.',
     hint: 'Pick a model id from GET /v1/models.', openaiType: 'invalid_request_error', retryable: false,
   },
-  TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac.'),
+  TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac, ulaw, alaw.'),
   TTS_SPEED_OUT_OF_RANGE: invalid(`The speed is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, `Send a speed between ${SPEED_RANGE.min} and ${SPEED_RANGE.max}.`),
   TTS_SAMPLE_RATE_INVALID: invalid('The sample rate is not supported.', 'Send a sample rate between 8000 and 48000 Hz.'),
   TTS_MODE_UNSUPPORTED: invalid('The mode is not supported.', 'See `modes` in GET /api/capabilities.'),
