@@ -111,6 +111,13 @@ describe('ElevenLabs-compatible API', () => {
       const wrong = rms(await decodeRawAudio(bytes, other, 8000)) / rms(reference);
       assert.ok(wrong > 2 || wrong < 0.5, `${format} read as ${other}: loudness ${wrong.toFixed(3)}`);
     }
+    // The telephony formats are the platform's: POST /api/tts and the OpenAI route take them too.
+    const rest = await p.post('/api/tts', { text, voice: VOICE, format: 'alaw' });
+    assert.deepEqual([rest.status, rest.headers.get('content-type'), rest.headers.get('x-audio-sample-rate')], [200, 'audio/x-alaw-basic', '8000']);
+    assert.ok(Math.abs((await rest.arrayBuffer()).byteLength / 8000 - seconds) < 0.05);
+    const openAi = await p.post('/v1/audio/speech', { model: 'tts-1', input: text, voice: 'alloy', response_format: 'ulaw' });
+    assert.deepEqual([openAi.status, openAi.headers.get('content-type')], [200, 'audio/basic']);
+    assert.ok(rms(await decodeRawAudio(Buffer.from(await openAi.arrayBuffer()), 'mulaw', 8000)) > 0.01);
   });
 
   test('client: textToSpeech.stream streams mp3 as sentences are ready', async () => {
