@@ -33,11 +33,13 @@ function emptyTimes(): { characters: string[]; starts: number[]; ends: number[] 
 
 /** Appends `chars` spread evenly over [from, to] (a zero span when to <= from). */
 function spread(into: { characters: string[]; starts: number[]; ends: number[] }, chars: readonly string[], from: number, to: number): void {
-  const step = chars.length === 0 ? 0 : Math.max(0, to - from) / chars.length;
+  const end = Math.max(from, to);
+  const step = chars.length === 0 ? 0 : (end - from) / chars.length;
   chars.forEach((c, i) => {
     into.characters.push(c);
     into.starts.push(ms(from + step * i));
-    into.ends.push(ms(from + step * (i + 1)));
+    // The last ends exactly at `end`, where the next span starts: no rounding apart.
+    into.ends.push(ms(i === chars.length - 1 ? end : from + step * (i + 1)));
   });
 }
 
