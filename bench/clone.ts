@@ -39,7 +39,7 @@ try {
     const started = performance.now();
     const res = await callUnary(client.synthesize.bind(client), {
       requestId: `bench-clone-${i}`, tenantId: '', tenantWeight: 0,
-      speech: { text: 'Please call Stella and ask her to bring these things with her from the store.', voice: '', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: { referenceAudio: audio, referenceFilename: 'ref.wav', referenceId: '' }, wordTimings: false, lexicon: [] },
+      speech: { text: 'Please call Stella and ask her to bring these things with her from the store.', voice: '', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: { referenceAudio: audio, referenceFilename: 'ref.wav', referenceId: '' }, wordTimings: false, bitrateKbps: 0, lexicon: [] },
     }, { timeoutMs: 600_000 });
     const ms = performance.now() - started;
     const c = res.clone!;

@@ -96,7 +96,7 @@ async function measureOverhead(p: LaunchedPlatform): Promise<Record<string, unkn
   const scheduler = schedulerClient(p.schedulerAddress, { kind: 'internal', token: p.internalToken });
   const nodes = await callUnary(scheduler.listNodes.bind(scheduler), {});
   const client = synthesizerClient(nodes.nodes[0]!.status!.address);
-  const grpcReq = { requestId: 'bench', tenantId: '', tenantWeight: 0, speech: { text: SHORT, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] } };
+  const grpcReq = { requestId: 'bench', tenantId: '', tenantWeight: 0, speech: { text: SHORT, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, bitrateKbps: 0, lexicon: [] } };
   const N = Number(process.env['BENCH_OVERHEAD_N'] ?? 300);
   for (let i = 0; i < 50; i++) {
     await post(p, '/api/tts', { text: SHORT, voice: 'flite:slt' });

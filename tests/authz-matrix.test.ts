@@ -17,13 +17,13 @@ import { toneWav } from './support/audio.js';
 /** The kinds of credential every operation is called with. */
 const CREDENTIALS = [
   'none', 'wrong_key', 'wrong_admin_key', 'disabled_key', 'owner_key', 'other_key', 'studio_user', 'studio_other', 'studio_admin', 'admin_key',
-  'job_token', 'other_job_token', 'expired_job_token',
+  'job_token', 'other_job_token', 'expired_job_token', 'xi_key', 'xi_wrong_key',
 ] as const;
 type Credential = (typeof CREDENTIALS)[number];
 
 /** The kinds of documented security: which schemes an operation lists. */
 type Access =
-  | 'public' | 'admin' | 'key' | 'key_or_pass' | 'key_pass_or_studio' | 'key_or_studio' | 'key_or_admin' | 'key_pass_or_admin'
+  | 'public' | 'admin' | 'key' | 'key_or_xi' | 'key_or_pass' | 'key_pass_or_studio' | 'key_or_studio' | 'key_or_admin' | 'key_pass_or_admin'
   | 'studio' | 'studio_optional' | 'optional_key_or_studio' | 'studio_admin' | 'job_token';
 
 /** `ok`: the operation's own answer (its sample's status, or OWNED's for a caller who does not own the resource); else the refusal's code, answered with the catalogue's status. */
@@ -33,7 +33,9 @@ type Cell = 'ok' | ErrorCode;
  * The expected answer of each credential under each kind of documented security: `otherwise` for
  * every credential the row does not name. Default auth mode `api_key_or_challenge`, where an
  * operation listing ChallengeCookie asks a caller without a key for the anti-bot pass; a job token
- * is sent as X-Job-Token; a studio administrator is a studio user with the admin role.
+ * is sent as X-Job-Token; a studio administrator is a studio user with the admin role; `xi_*` send a
+ * key in ElevenLabs' `xi-api-key`, which only the operations listing XiApiKey read (elsewhere it is
+ * no credential at all).
  */
 const RULES: Readonly<Record<Access, { readonly otherwise: Cell } & Partial<Record<Credential, Cell>>>> = {
   public: { otherwise: 'ok' },
@@ -42,6 +44,7 @@ const RULES: Readonly<Record<Access, { readonly otherwise: Cell } & Partial<Reco
   optional_key_or_studio: { otherwise: 'ok', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED' },
   admin: { otherwise: 'AUTH_ADMIN_REQUIRED', wrong_admin_key: 'AUTH_ADMIN_KEY_INVALID', admin_key: 'ok' },
   key: { otherwise: 'AUTH_KEY_MISSING', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok' },
+  key_or_xi: { otherwise: 'AUTH_KEY_MISSING', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok', xi_key: 'ok', xi_wrong_key: 'AUTH_KEY_INVALID' },
   key_or_pass: { otherwise: 'AUTH_CHALLENGE_REQUIRED', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok' },
   key_pass_or_studio: { otherwise: 'AUTH_CHALLENGE_REQUIRED', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok', studio_user: 'ok', studio_other: 'ok', studio_admin: 'ok' },
   key_or_studio: { otherwise: 'AUTH_KEY_MISSING', wrong_key: 'AUTH_KEY_INVALID', disabled_key: 'AUTH_KEY_DISABLED', owner_key: 'ok', other_key: 'ok', studio_user: 'ok', studio_other: 'ok', studio_admin: 'ok' },
@@ -92,6 +95,7 @@ function accessOf(op: DocumentedOperation): Access {
   if (studio) return pass ? 'key_pass_or_studio' : 'key_or_studio';
   if (admin && !key) return 'admin';
   if (admin) return pass ? 'key_pass_or_admin' : 'key_or_admin';
+  if (s.has('XiApiKey')) return 'key_or_xi';
   return pass ? 'key_or_pass' : 'key';
 }
 
@@ -116,6 +120,10 @@ const WAV = toneWav(4);
 const SAMPLES: Readonly<Record<string, Sample>> = {
   ttsSynthesize: { path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' } },
   createSpeech: { path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' } },
+  elevenLabsConvert: { path: '/v1/text-to-speech/flite:slt?output_format=pcm_16000', body: { text: 'Hi.' } },
+  elevenLabsStream: { path: '/v1/text-to-speech/flite:slt/stream?output_format=mp3_22050_32', body: { text: 'Hi.' } },
+  elevenLabsConvertWithTimestamps: { path: '/v1/text-to-speech/alloy/with-timestamps?output_format=alaw_8000', body: { text: 'Hi.' } },
+  elevenLabsStreamWithTimestamps: { path: '/v1/text-to-speech/flite:slt/stream/with-timestamps?output_format=ulaw_8000', body: { text: 'Hi.', model_id: 'eleven_flash_v2_5' } },
   retrieveModel: { path: '/v1/models/tts-1' },
   classifyError: { path: '/api/errors/classify', body: { http_status: 503 } },
   solveAuthChallenge: { path: '/api/auth/challenge', form: { challenge: 'x', solution: 'y' }, ok: 403 },
@@ -243,6 +251,8 @@ describe('authorization matrix from the OpenAPI document', () => {
       }
       case 'admin_key': return { 'x-admin-key': p.adminKey };
       case 'job_token': case 'other_job_token': case 'expired_job_token': return { 'x-job-token': tokens[c] };
+      case 'xi_key': return { 'xi-api-key': creds.other_key.apiKey };
+      case 'xi_wrong_key': return { 'xi-api-key': 'tts_0123456789abcdef_notarealsecretnotarealsecretnotarealsec' };
     }
   }
 

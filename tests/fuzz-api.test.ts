@@ -4,8 +4,8 @@
  * fields, huge and unicode strings, odd percent-encodings, duplicate parameters and headers, wrong
  * content types, garbage bodies) and sends them over raw HTTP to a real facade, scheduler and node
  * with response validation on. Properties: no 5xx (a response that breaks its documented schema is
- * a 500 under the validator), every status documented for the operation, every error body of the
- * one shape with a catalogue code, nothing stored changed by a refused request, the process alive
+ * a 500 under the validator), every status documented for the operation, every error body of its
+ * route's shape with a catalogue code, nothing stored changed by a refused request, the process alive
  * with its heap bounded, and no client error counted against the availability SLO.
  *
  * A fixed seed (FUZZ_SEED, printed) and bounded runs (FUZZ_RUNS per operation) keep it repeatable
@@ -343,8 +343,10 @@ describe('schema-driven fuzzing of every documented operation', () => {
         return `invalid JSON body (${res.status})`;
       }
       if (res.status >= 400) {
-        const b = parsed as { code?: unknown; error?: { platform_code?: unknown } };
-        code = typeof b.code === 'string' ? b.code : typeof b.error?.platform_code === 'string' ? b.error.platform_code : undefined;
+        // The code is `code` (/api, and FastAPI's 422 everywhere), `error.platform_code` (OpenAI's shape) or `detail.platform_code` (ElevenLabs').
+        const b = parsed as { code?: unknown; error?: { platform_code?: unknown }; detail?: { platform_code?: unknown } };
+        const elevenLabs = b.detail !== null && typeof b.detail === 'object' && !Array.isArray(b.detail) ? b.detail.platform_code : undefined;
+        code = typeof b.code === 'string' ? b.code : typeof b.error?.platform_code === 'string' ? b.error.platform_code : typeof elevenLabs === 'string' ? elevenLabs : undefined;
         if (code === undefined || !(code in ERROR_CATALOGUE)) return `error body without a catalogue code: ${res.body.toString('utf8').slice(0, 200)}`;
         if (ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].http !== res.status) return `code ${code} answered with ${res.status}`;
       }

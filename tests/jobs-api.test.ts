@@ -173,6 +173,8 @@ describe('jobs API (scheduler + two node processes)', () => {
     await rejectsWith(submitJob(client, jobSpec('x'.repeat(20_001))), 'TTS_TEXT_TOO_LONG');
     await rejectsWith(submitJob(client, jobSpec('Hi.', { speed: 9 })), 'TTS_SPEED_OUT_OF_RANGE');
     await rejectsWith(submitJob(client, jobSpec('Hi.', { encoding: 42 as AudioEncoding })), 'TTS_FORMAT_UNSUPPORTED');
+    // The job tables keep no bit rate: a job asking for one is refused rather than encoded at another.
+    await rejectsWith(submitJob(client, jobSpec('Hi.', { encoding: AudioEncoding.AUDIO_ENCODING_MP3, bitrateKbps: 192 })), 'VALIDATION_FAILED');
     await rejectsWith(submitJob(client, jobSpec('Hi.', { voice: '', engine: 'nonesuch' })), 'TTS_ENGINE_NOT_FOUND');
     await rejectsWith(submitJob(client, jobSpec('Hi.', { voice: 'nonesuch:x' })), 'TTS_VOICE_NOT_FOUND');
     await rejectsWith(submitJob(client, jobSpec('Hi.'), { ownerId: '' }), 'VALIDATION_FAILED');

@@ -2,7 +2,8 @@
  * Secrets stay out of logs. The scan (tests/support/secret-scan.ts, run by scripts/test.sh over
  * every log line of the whole test run) recognises each credential format of the platform and the
  * tests' passwords, and not their public or masked forms; and a platform that logs at debug level
- * while it is handed every kind of credential (API keys good and bad, the administrator key, a
+ * while it is handed every kind of credential (API keys good and bad, in each header that carries
+ * one, the administrator key, a
  * studio login with a password and a wrong one, a session, web job tokens in headers and URLs, a
  * challenge pass, a model-hub token) writes none of them in a log line.
  */
@@ -62,6 +63,9 @@ describe('a platform logging at debug level writes no credential it is handed', 
       assert.equal((await p.post('/api/tts', { text: 'Logged, not leaked.', voice: 'flite:slt' })).status, 200);
       assert.equal((await postJson(url('/api/tts'), { text: 'A stranger.' }, { 'x-api-key': stranger })).status, 401);
       assert.equal((await postJson(url('/v1/audio/speech'), { model: 'tts-1', input: 'Bearer.', voice: 'flite:slt' }, { authorization: `Bearer ${stranger}` })).status, 401);
+      // ElevenLabs' header, right and wrong.
+      assert.equal((await postJson(url('/v1/text-to-speech/flite:slt?output_format=pcm_16000'), { text: 'Eleven.' }, { 'xi-api-key': p.apiKey })).status, 200);
+      assert.equal((await postJson(url('/v1/text-to-speech/flite:slt/stream'), { text: 'Eleven.' }, { 'xi-api-key': stranger })).status, 401);
       await (await fetch(url(`/api/jobs/nope?api_key=${stranger}`))).arrayBuffer();
       await (await fetch(url('/api/auth/keys'), { headers: { 'x-admin-key': `${p.adminKey}x` } })).arrayBuffer();
       // Studio: register with a password, log in wrongly and rightly, use the session.

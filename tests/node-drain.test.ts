@@ -76,7 +76,7 @@ function pingingClient(address: string): SynthesizerClient {
 }
 
 function synthesize(address: string, text: string, client = synthesizerClient(address)): Promise<SynthesizeResponse> {
-  const speech = { text, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_PCM, sampleRate: 8000, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, lexicon: [] };
+  const speech = { text, voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_PCM, sampleRate: 8000, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: false, bitrateKbps: 0, lexicon: [] };
   return callUnary(client.synthesize.bind(client), { requestId: `drain-${Date.now()}`, tenantId: '', tenantWeight: 0, speech }, { timeoutMs: 120_000 });
 }
 

@@ -42,7 +42,7 @@ describe('system endpoints', () => {
     assert.ok(c.voices.length >= 10);
     assert.ok(c.voices.some((v) => v.id === 'festival:slt'));
     assert.equal(c.features['streaming'], true);
-    assert.deepEqual([...c.formats].sort(), ['aac', 'flac', 'mp3', 'opus', 'pcm', 'wav']);
+    assert.deepEqual([...c.formats].sort(), ['aac', 'alaw', 'flac', 'mp3', 'opus', 'pcm', 'ulaw', 'wav']);
     assert.equal(c.limits['max_text_chars'], 10000);
     assert.deepEqual([...c.engines].sort(), ['espeak', 'festival', 'flite']);
   });

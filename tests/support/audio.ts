@@ -1,5 +1,6 @@
 /** Audio assertions on real decoded audio. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { decodeWithFfmpeg, probeAudio, rms, peak } from '@tts/inference-node/testing';
 
 /** Facts about an encoded clip, from ffprobe and a real decode. */
@@ -97,4 +98,22 @@ export function craftedWav(spec: WavSpec): Buffer {
   head.writeUInt32LE(spec.riff === 'RF64' ? 0xffffffff : 4 + body.length, 4);
   head.write('WAVE', 8);
   return Buffer.concat([head, body]);
+}
+
+/** Headerless audio decoded by ffmpeg's own demuxer (`s16le`, `mulaw`, `alaw`) at `rate`, mono float samples. */
+export function decodeRawAudio(bytes: Uint8Array, demuxer: 's16le' | 'mulaw' | 'alaw', rate: number): Promise<Float32Array> {
+  return new Promise((resolve, reject) => {
+    const ffmpeg = spawn('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', demuxer, '-ar', String(rate), '-ac', '1', '-i', 'pipe:0', '-f', 'f32le', 'pipe:1']);
+    const out: Buffer[] = [];
+    let stderr = '';
+    ffmpeg.stdout.on('data', (c: Buffer) => out.push(c));
+    ffmpeg.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    ffmpeg.on('error', reject);
+    ffmpeg.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`ffmpeg -f ${demuxer} exited ${String(code)}: ${stderr}`));
+      const all = Buffer.concat(out);
+      resolve(new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength)));
+    });
+    ffmpeg.stdin.end(bytes);
+  });
 }

@@ -15,7 +15,7 @@ export interface Received {
 
 /** Settings of a session: flite:slt as WAV unless told otherwise. */
 export function sessionSpeech(o: Partial<SpeechSpec> = {}): SpeechSpec {
-  return { text: '', voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: true, lexicon: [], ...o };
+  return { text: '', voice: 'flite:slt', engine: '', speed: 1, encoding: AudioEncoding.AUDIO_ENCODING_WAV, sampleRate: 0, language: '', instructions: '', rawText: false, watermarkPayload: 0, clone: undefined, wordTimings: true, bitrateKbps: 0, lexicon: [], ...o };
 }
 
 /** One session call and what it received. */

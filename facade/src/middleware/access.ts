@@ -2,7 +2,8 @@
  * Access control of one operation, derived from its `security` requirements in the OpenAPI
  * document (the single source of truth):
  * - no requirement: public;
- * - ApiKeyHeader / BearerAuth: an API key (X-API-Key, or `Authorization: Bearer` for OpenAI clients);
+ * - ApiKeyHeader / BearerAuth / XiApiKey: an API key (X-API-Key, `Authorization: Bearer` for OpenAI
+ *   clients, or `xi-api-key` for ElevenLabs clients where the operation lists XiApiKey);
  * - ChallengeCookie: the anti-bot challenge pass, when the auth mode is api_key_or_challenge;
  * - AdminKey: the administrator key (X-Admin-Key);
  * - StudioToken: a studio session (X-Studio-Token), counted against the operation's
@@ -17,7 +18,7 @@
  * The caller is counted against its rate profile (RateLimit-* headers on every answer) and stored
  * in res.locals for the handler.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { TtsError } from '@tts/common';
 import type { AccessServices } from '../identity/access-services.js';
 import { rateLimitHeaders, RateLimitedError, type Principal, type RateProfile } from '../identity/index.js';
@@ -27,6 +28,8 @@ import type { StudioPrincipal } from '../studio/accounts.js';
 /** Which credentials an operation accepts. */
 export interface AccessPolicy {
   readonly apiKey: boolean;
+  /** The API key may also come in ElevenLabs' `xi-api-key` header. */
+  readonly xiApiKey: boolean;
   readonly challenge: boolean;
   readonly admin: boolean;
   readonly studio: boolean;
@@ -63,7 +66,8 @@ export function accessPolicyOf(security: unknown, op: Partial<Pick<DocumentedOpe
     }
   }
   return {
-    apiKey: schemes.has('ApiKeyHeader') || schemes.has('BearerAuth'),
+    apiKey: schemes.has('ApiKeyHeader') || schemes.has('BearerAuth') || schemes.has('XiApiKey'),
+    xiApiKey: schemes.has('XiApiKey'),
     challenge: schemes.has('ChallengeCookie'),
     admin: schemes.has('AdminKey'),
     studio: schemes.has('StudioToken'),
@@ -103,8 +107,11 @@ export function tenantOf(caller: Caller): string {
   return caller.method === 'api_key' || caller.method === 'challenge' || caller.method === 'studio' ? caller.subject : '';
 }
 
-function apiKeyOf(header: string | undefined, authorization: string | undefined): string | undefined {
+/** The API key a request presents: X-API-Key, then xi-api-key (where the policy takes it), then a bearer token. */
+function apiKeyOf(req: Request, policy: AccessPolicy): string | undefined {
+  const header = req.get('x-api-key') ?? (policy.xiApiKey ? req.get('xi-api-key') : undefined);
   if (header !== undefined) return header;
+  const authorization = req.get('authorization');
   const m = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   return m?.[1];
 }
@@ -138,7 +145,7 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       if (!decision.allowed) throw new RateLimitedError(decision);
       res.locals.rateLimit = decision;
       caller = { method: 'studio', principal, rateProfile: profile, subject };
-    } else if (policy.anonymous && !(policy.apiKey && apiKeyOf(req.get('x-api-key'), req.get('authorization')) !== undefined)) {
+    } else if (policy.anonymous && !(policy.apiKey && apiKeyOf(req, policy) !== undefined)) {
       // No credential given (a key given where one is accepted is checked below, like anywhere else).
       caller = { method: 'public' };
     } else if (!policy.apiKey && !policy.challenge) {
@@ -147,7 +154,7 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       if (policy.studio && !policy.admin) throw new TtsError('STUDIO_SESSION_MISSING');
       throw new TtsError('AUTH_ADMIN_REQUIRED');
     } else {
-      const apiKey = apiKeyOf(req.get('x-api-key'), req.get('authorization'));
+      const apiKey = apiKeyOf(req, policy);
       const credentials = { apiKey, cookie: req.get('cookie'), clientBinding: req.get('user-agent') ?? '' };
       caller = policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
       const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.ratePerMinute : undefined);

@@ -20,7 +20,7 @@ import { ConfigError } from '@tts/common';
 export const CORS_ORIGINS_VARIABLE = 'TTS_CORS_ORIGINS';
 
 /** Request headers an allowed cross-origin page may send. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'X-Job-Token', 'X-Studio-Token', 'X-Request-Id', 'X-Correlation-Id', 'traceparent'] as const;
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-API-Key', 'xi-api-key', 'X-Job-Token', 'X-Studio-Token', 'X-Request-Id', 'X-Correlation-Id', 'traceparent'] as const;
 
 /** Methods an allowed cross-origin page may use. */
 export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;

@@ -6,10 +6,14 @@
  *   (trace_id: the request's OpenTelemetry trace, absent when telemetry is off)
  * - /v1/* errors: OpenAI's {error: {message, type, param, code, platform_code}} (OpenAI's own type
  *   and code, the catalogue code in platform_code), validation failures 422 with `detail` too
+ * - the ElevenLabs-compatible routes (/v1/text-to-speech/*, /v1/voices, /v2/*): ElevenLabs'
+ *   {detail: {type, code, status, message, param, request_id, platform_code}}; a request that breaks
+ *   its schema gets FastAPI's 422 {detail: [{loc, msg, type}], code, request_id}, as ElevenLabs' API
+ *   answers it
  * Internal failures are logged with the request id; their messages never reach the client.
  */
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { ERROR_CATALOGUE, openAiCodeOf, openAiValidationCode, type ErrorCode, TtsError } from '@tts/common';
+import { ERROR_CATALOGUE, elevenLabsErrorOf, openAiCodeOf, openAiValidationCode, type ErrorCode, TtsError } from '@tts/common';
 import type { Logger } from '@tts/common';
 import { QUOTA_STAGE_HEADER, QuotaExceededError } from '../identity/index.js';
 import { requestIdOf } from './request-id.js';
@@ -100,6 +104,13 @@ function toProblem(err: unknown): Problem | undefined {
   return undefined;
 }
 
+/** The ElevenLabs-compatible routes (the document's `elevenlabs` operations, and anything else under /v2). */
+const ELEVENLABS_ROUTE = /^\/(?:v1\/text-to-speech\/|v1\/voices(?:\/|$)|v2\/)/;
+
+function isElevenLabsRoute(req: Request): boolean {
+  return ELEVENLABS_ROUTE.test(req.path);
+}
+
 function isOpenAiRoute(req: Request): boolean {
   return req.path.startsWith('/v1/');
 }
@@ -129,6 +140,18 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (retryAfter !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (err instanceof QuotaExceededError) res.setHeader(QUOTA_STAGE_HEADER, err.status.stage);
     const detail = problem.issues.length > 0 ? problem.issues : [{ loc: ['body'], msg: problem.message, type: problem.code.toLowerCase() }];
+    const trace = traceId === undefined ? {} : { trace_id: traceId };
+    if (isElevenLabsRoute(req)) {
+      if (problem.code === 'VALIDATION_FAILED' || problem.code === 'REQUEST_JSON_MALFORMED') {
+        res.status(spec.http).json({ detail, code: problem.code, request_id: requestId, ...trace });
+        return;
+      }
+      const issue = problem.issues[0];
+      const { type, code } = elevenLabsErrorOf(problem.code);
+      const param = issue ? String(issue.loc[issue.loc.length - 1] ?? '') || null : null;
+      res.status(spec.http).json({ detail: { type, code, status: code, message: problem.message, param, request_id: requestId, platform_code: problem.code } });
+      return;
+    }
     if (isOpenAiRoute(req)) {
       const issue = problem.issues[0];
       const param = issue ? String(issue.loc[issue.loc.length - 1] ?? '') || null : null;
@@ -138,10 +161,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (spec.http === 422) {
-      res.status(422).json({ detail, code: problem.code, request_id: requestId, ...(traceId === undefined ? {} : { trace_id: traceId }) });
+      res.status(422).json({ detail, code: problem.code, request_id: requestId, ...trace });
       return;
     }
-    res.status(spec.http).json({ code: problem.code, message: problem.message, request_id: requestId, hint: spec.hint, ...(traceId === undefined ? {} : { trace_id: traceId }) });
+    res.status(spec.http).json({ code: problem.code, message: problem.message, request_id: requestId, hint: spec.hint, ...trace });
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The speech use case: every operation that speaks (REST, OpenAI, web and studio; whole file,
+ * The speech use case: every operation that speaks (REST, OpenAI, ElevenLabs, web and studio; whole file,
  * stream or job) tells its story here, in order: the caller's preset, the caller's lexicon, the
  * platform's speech request (text, clone reference, voice: speech-request.ts), then metering
  * (consent, text length, quota, the caller's syntheses in flight; usage and the consent audit

@@ -5,7 +5,7 @@ import { TtsError } from '@tts/common';
 import type { ClusterSnapshot } from '../cluster/cluster.js';
 import type { Caller } from '../middleware/access.js';
 import type { UploadedFile } from '../middleware/uploads.js';
-import { formBoolean, openAiSettingsOf, speechRequestOf, ttsSettingsOf, webSettingsOf, type SpeechContext } from './speech-request.js';
+import { elevenLabsSettingsOf, formBoolean, openAiSettingsOf, parseOutputFormat, speechRequestOf, ttsSettingsOf, webSettingsOf, type SpeechContext } from './speech-request.js';
 
 const refusedWith = (code: string, loc?: readonly (string | number)[]) => (e: unknown): boolean => {
   assert.ok(e instanceof TtsError, String(e));
@@ -85,6 +85,28 @@ describe('speech settings of each body', () => {
     assert.throws(() => webSettingsOf({ text: 'Hi.', speed: '9' }), refusedWith('TTS_SPEED_OUT_OF_RANGE', ['body', 'speed']));
   });
 
+  it("ElevenLabs' body, path and query: mp3_44100_128 unless asked, the voice_id as voice, speed from voice_settings, normalization off by the body or latency level 4", () => {
+    const s = elevenLabsSettingsOf('flite:slt', { text: 'Hi.' }, {}, false);
+    assert.deepEqual([s.voice, s.format, s.sampleRate, s.bitrateKbps, s.speed, s.rawText, s.wordTimings, s.mode, s.consentConfirmed], ['flite:slt', 'mp3', 44100, 128, undefined, false, false, null, null]);
+    assert.deepEqual([s.fields.voice, s.fields.engine, s.fields.encoding], ['voice_id', 'model_id', 'output_format']);
+    const named = elevenLabsSettingsOf('alloy', { text: 'Hi.', model_id: 'eleven_flash_v2_5', language_code: 'de', voice_settings: { speed: 1.1, stability: 0.2 }, apply_text_normalization: 'off' }, { output_format: 'ulaw_8000' }, true);
+    assert.deepEqual([named.model, named.language, named.speed, named.format, named.sampleRate, named.bitrateKbps, named.rawText, named.wordTimings], ['eleven_flash_v2_5', 'de', 1.1, 'ulaw', 8000, undefined, true, true]);
+    assert.equal(elevenLabsSettingsOf('v', { text: 'Hi.' }, { optimize_streaming_latency: 4 }, false).rawText, true);
+    assert.equal(elevenLabsSettingsOf('v', { text: 'Hi.', apply_text_normalization: 'on' }, { optimize_streaming_latency: 4 }, false).rawText, false);
+    assert.equal(elevenLabsSettingsOf('v', { text: 'Hi.', model_id: null, voice_settings: null }, { optimize_streaming_latency: 3 }, false).rawText, false);
+  });
+
+  it('output_format: codec_rate[_kbps] into format, rate and bit rate, refused with the catalogue code naming the query', () => {
+    assert.deepEqual(parseOutputFormat('pcm_22050'), { format: 'pcm', sampleRate: 22050 });
+    assert.deepEqual(parseOutputFormat('mp3_22050_32'), { format: 'mp3', sampleRate: 22050, bitrateKbps: 32 });
+    assert.deepEqual(parseOutputFormat('opus_48000_192'), { format: 'opus', sampleRate: 48000, bitrateKbps: 192 });
+    assert.deepEqual(parseOutputFormat('alaw_8000'), { format: 'alaw', sampleRate: 8000 });
+    const loc = ['query', 'output_format'];
+    for (const [value, code] of [['mp4_44100', 'TTS_FORMAT_UNSUPPORTED'], ['mp3', 'TTS_FORMAT_UNSUPPORTED'], ['MP3_44100_128', 'TTS_FORMAT_UNSUPPORTED'], ['ulaw_16000', 'TTS_SAMPLE_RATE_INVALID'], ['mp3_20000_64', 'TTS_SAMPLE_RATE_INVALID'], ['pcm_16000_64', 'VALIDATION_FAILED'], ['mp3_44100_999', 'VALIDATION_FAILED'], ['toString_8000', 'TTS_FORMAT_UNSUPPORTED']] as const) {
+      assert.throws(() => parseOutputFormat(value), refusedWith(code, loc), value);
+    }
+  });
+
   it('form booleans: true, 1, on and yes are true; absent is undefined', () => {
     assert.deepEqual(['true', '1', 'ON', 'yes', 'false', '0', 'no', '', undefined, true].map(formBoolean), [true, true, true, true, false, false, false, undefined, undefined, true]);
   });
@@ -140,6 +162,9 @@ describe('speechRequestOf', () => {
     const ash = await speechRequestOf(key, 'Hi.', openAiSettingsOf({ ...openAiBody, model: 'espeak-ng', voice: 'ash' }), ctx);
     assert.deepEqual([ash.speech.voice, ash.speech.engine], ['espeak:en-us', 'espeak']);
     await assert.rejects(speechRequestOf(key, 'Hi.', openAiSettingsOf({ ...openAiBody, model: 'nope' }), ctx), refusedWith('TTS_MODEL_NOT_FOUND', ['body', 'model']));
+    const eleven = await speechRequestOf(key, 'Hi.', elevenLabsSettingsOf('alloy', { text: 'Hi.', model_id: 'eleven_multilingual_v2' }, { output_format: 'mp3_44100_192' }, false), ctx);
+    assert.deepEqual([eleven.speech.voice, eleven.speech.engine, eleven.speech.encoding, eleven.speech.sampleRate, eleven.speech.bitrateKbps], ['flite:slt', '', AudioEncoding.AUDIO_ENCODING_MP3, 44100, 192], "ElevenLabs' model ids name no engine");
+    await assert.rejects(speechRequestOf(key, 'Hi.', elevenLabsSettingsOf('alloy', { text: 'Hi.', model_id: 'nope' }, {}, false), ctx), refusedWith('TTS_MODEL_NOT_FOUND', ['body', 'model_id']));
     const bare = await speechRequestOf(key, 'Hi.', ttsSettingsOf({ text: 'Hi.', voice: 'nova' }), ctx);
     assert.equal(bare.speech.voice, 'flite:slt', 'an OpenAI name on the REST API too');
   });

@@ -2,7 +2,8 @@
  * The speech request: what a caller asks to be spoken, whatever the protocol, and the platform's
  * form of it (`tts.v1.SpeechSpec`). The bodies of the speech operations (POST /api/tts and POST
  * /api/jobs/tts: TtsRequest or its form; POST /v1/audio/speech: OpenAI's SpeechRequest; POST
- * /api/web/jobs/tts: the web form) are read here into one `SpeechSettings`, fields the body leaves
+ * /api/web/jobs/tts: the web form; the ElevenLabs text-to-speech body with its path and query) are
+ * read here into one `SpeechSettings`, fields the body leaves
  * out left undefined so a preset can fill them. `speechRequestOf` then refuses empty text and
  * invalid SSML, reads whether the request clones, resolves the voice once (voices.ts), applies the
  * documented defaults and turns the format into the contract's encoding: the one place the facade
@@ -10,8 +11,8 @@
  */
 import type { SpeechSpec } from '@tts/proto/synthesis';
 import { encodingOf, isSsml, lexiconMessages, parseSsml, SPEED_RANGE, TtsError, type LexiconEntry } from '@tts/common';
-import type { AudioFormat } from '@tts/common/audio';
-import type { Schema } from '../handler-context.js';
+import { checkBitrate, isAudioFormat, isSampleRateSupported, type AudioFormat } from '@tts/common/audio';
+import type { QueryOf, Schema } from '../handler-context.js';
 import type { Caller } from '../middleware/access.js';
 import type { UploadedFile } from '../middleware/uploads.js';
 import { resolveVoice, type VoiceContext } from './voices.js';
@@ -38,6 +39,8 @@ export interface SpeechSettings {
   readonly format?: AudioFormat;
   /** Output sample rate, Hz. */
   readonly sampleRate?: number;
+  /** Bit rate of a lossy format, kbit/s. @default the format's default for the rate */
+  readonly bitrateKbps?: number;
   /** BCP-47 language of the text. */
   readonly language?: string;
   readonly instructions?: string;
@@ -70,6 +73,7 @@ export interface SpeakRequest {
 const TTS_FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine', speed: 'speed', encoding: 'format', sampleRate: 'sample_rate', language: 'language' };
 const OPENAI_FIELDS: FieldNames = { text: 'input', voice: 'voice', engine: 'model', speed: 'speed', encoding: 'response_format', sampleRate: 'sample_rate' };
 const WEB_FIELDS: FieldNames = { text: 'text', voice: 'voice', speed: 'speed', encoding: 'format' };
+const ELEVENLABS_FIELDS: FieldNames = { text: 'text', voice: 'voice_id', engine: 'model_id', speed: 'speed', encoding: 'output_format', sampleRate: 'output_format', language: 'language_code' };
 
 /** A preset on POST /api/tts supplies all of its voice setup; on the web job form, its voice and speed. */
 const TTS_PRESET: readonly PresetField[] = ['voice', 'engine', 'speed', 'format', 'reference'];
@@ -112,6 +116,68 @@ export function openAiSettingsOf(body: Schema<'SpeechRequest'>): SpeechSettings 
     sampleRate: body.sample_rate,
     instructions: body.instructions,
     wordTimings: body.stream_format === 'sse',
+    mode: null,
+    consentConfirmed: null,
+  };
+}
+
+/** What ElevenLabs clients get when they name no `output_format` (as ElevenLabs' API). */
+export const ELEVENLABS_DEFAULT_OUTPUT_FORMAT = 'mp3_44100_128';
+
+/** An ElevenLabs `output_format` read into the platform's terms. */
+export interface OutputFormat {
+  readonly format: AudioFormat;
+  readonly sampleRate: number;
+  /** kbit/s; absent: the format's default. */
+  readonly bitrateKbps?: number;
+}
+
+/**
+ * Reads an ElevenLabs `output_format`, `codec_samplerate` or `codec_samplerate_kbps` (pcm_24000,
+ * mp3_44100_128, opus_48000_64, ulaw_8000, ...), the codec one of the platform's formats. Throws, at
+ * `loc`: TTS_FORMAT_UNSUPPORTED for another shape or codec, TTS_SAMPLE_RATE_INVALID for a rate the
+ * codec does not take (ulaw/alaw: 8000 only), VALIDATION_FAILED for a bit rate it cannot take.
+ */
+export function parseOutputFormat(value: string, loc: readonly (string | number)[] = ['query', 'output_format']): OutputFormat {
+  const m = /^([a-z0-9]{1,8})_(\d{1,6})(?:_(\d{1,4}))?$/.exec(value);
+  const codec = m?.[1];
+  if (m === null || !isAudioFormat(codec)) {
+    throw new TtsError('TTS_FORMAT_UNSUPPORTED', `The output format '${value.slice(0, 40)}' is not supported; use codec_samplerate[_bitrate], e.g. mp3_44100_128, pcm_24000 or ulaw_8000.`, { loc });
+  }
+  const sampleRate = Number(m[2]);
+  if (!isSampleRateSupported(codec, sampleRate)) throw new TtsError('TTS_SAMPLE_RATE_INVALID', `${codec} is not available at ${sampleRate} Hz.`, { loc });
+  if (m[3] === undefined) return { format: codec, sampleRate };
+  const bitrateKbps = Number(m[3]);
+  checkBitrate(codec, bitrateKbps, loc);
+  return { format: codec, sampleRate, bitrateKbps };
+}
+
+/**
+ * The settings of an ElevenLabs text-to-speech request: the path's voice, the body, and the query's
+ * `output_format` (default mp3_44100_128) and `optimize_streaming_latency` (4 turns normalization
+ * off unless the body asks for it). `wordTimings`: the with-timestamps operations. The voice
+ * settings other than `speed`, `seed` and the continuity fields have nothing to drive on the
+ * platform's engines and are left out. Throws the refusals of `parseOutputFormat`.
+ */
+export function elevenLabsSettingsOf(
+  voiceId: string,
+  body: Schema<'ElevenLabsSpeechRequest'>,
+  query: Pick<QueryOf<'elevenLabsConvert'>, 'output_format' | 'optimize_streaming_latency'>,
+  wordTimings: boolean,
+): SpeechSettings {
+  const output = parseOutputFormat(query.output_format ?? ELEVENLABS_DEFAULT_OUTPUT_FORMAT);
+  const normalization = body.apply_text_normalization ?? 'auto';
+  return {
+    fields: ELEVENLABS_FIELDS,
+    voice: voiceId,
+    model: body.model_id ?? undefined,
+    speed: body.voice_settings?.speed ?? undefined,
+    format: output.format,
+    sampleRate: output.sampleRate,
+    bitrateKbps: output.bitrateKbps,
+    language: body.language_code ?? undefined,
+    rawText: normalization === 'off' || (normalization === 'auto' && query.optimize_streaming_latency === 4),
+    wordTimings,
     mode: null,
     consentConfirmed: null,
   };
@@ -165,7 +231,7 @@ export interface SpeechContext extends Omit<VoiceContext, 'field'> {
 export async function speechRequestOf(caller: Caller, text: string, settings: SpeechSettings, ctx: SpeechContext): Promise<SpeechRequest> {
   if (ctx.textInPieces !== true) checkText(text, settings.fields);
   const cloning = cloneSourceOf(settings, caller);
-  const { voice, engine } = await resolveVoice(settings, { ...ctx, field: settings.fields.voice });
+  const { voice, engine } = await resolveVoice(settings, { ...ctx, field: settings.fields.voice, modelField: settings.fields.engine });
   const speech: SpeechSpec = {
     text,
     voice,
@@ -173,6 +239,7 @@ export async function speechRequestOf(caller: Caller, text: string, settings: Sp
     speed: settings.speed ?? 1,
     encoding: encodingOf(settings.format ?? 'wav'),
     sampleRate: settings.sampleRate ?? 0,
+    bitrateKbps: settings.bitrateKbps ?? 0,
     language: settings.language ?? '',
     instructions: settings.instructions ?? '',
     rawText: settings.rawText === true,

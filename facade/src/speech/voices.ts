@@ -36,6 +36,12 @@ const ALIASES: Readonly<Record<OpenAiVoice, AliasRule>> = {
 /** OpenAI model ids accepted for compatibility; they use the default alias mapping. */
 export const OPENAI_MODELS = ['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts'] as const;
 
+/**
+ * ElevenLabs' model ids (eleven_multilingual_v2, eleven_flash_v2_5, eleven_v3, ...): accepted, like
+ * OpenAI's, as naming no engine, so ElevenLabs clients that always send one keep the voice's engine.
+ */
+const ELEVENLABS_MODEL = /^eleven_[a-z0-9_]+$/;
+
 const ENGINE_ALIASES: Readonly<Record<string, string>> = { 'espeak-ng': 'espeak' };
 
 function isOpenAiVoice(v: string): v is OpenAiVoice {
@@ -63,13 +69,13 @@ function pickAlias(name: OpenAiVoice, voices: readonly Voice[], engine: string, 
   return defaultVoice;
 }
 
-/** Engine named by a model id, or '' for the OpenAI compatibility ids. Throws TTS_MODEL_NOT_FOUND. */
-function engineOfModel(model: string, engines: readonly string[]): string {
+/** Engine named by a model id, or '' for the OpenAI and ElevenLabs compatibility ids. Throws TTS_MODEL_NOT_FOUND. */
+function engineOfModel(model: string, engines: readonly string[], field: string): string {
   const m = model.trim().toLowerCase();
-  if ((OPENAI_MODELS as readonly string[]).includes(m)) return '';
+  if ((OPENAI_MODELS as readonly string[]).includes(m) || ELEVENLABS_MODEL.test(m)) return '';
   const engine = ENGINE_ALIASES[m] ?? m;
   if (engines.includes(engine)) return engine;
-  throw new TtsError('TTS_MODEL_NOT_FOUND', `The model "${model}" does not exist.`, { loc: ['body', 'model'] });
+  throw new TtsError('TTS_MODEL_NOT_FOUND', `The model "${model}" does not exist.`, { loc: ['body', field] });
 }
 
 /** A voice and engine as a request names them (undefined: not named). */
@@ -93,6 +99,8 @@ export interface VoiceContext {
   readonly mustExist?: boolean;
   /** Body field naming the voice, for errors. @default "voice" */
   readonly field?: string | undefined;
+  /** Body field naming the model, for errors. @default "model" */
+  readonly modelField?: string | undefined;
 }
 
 /**
@@ -105,7 +113,7 @@ export interface VoiceContext {
 export async function resolveVoice(named: NamedVoice, ctx: VoiceContext): Promise<{ voice: string; engine: string }> {
   let snap: ClusterSnapshot | undefined;
   const snapshot = async (): Promise<ClusterSnapshot> => (snap ??= await ctx.snapshot());
-  const engine = named.model === undefined ? named.engine ?? '' : engineOfModel(named.model, (await snapshot()).knownEngines);
+  const engine = named.model === undefined ? named.engine ?? '' : engineOfModel(named.model, (await snapshot()).knownEngines, ctx.modelField ?? 'model');
   let voice = named.voice ?? '';
   if (named.model !== undefined || (voice !== '' && !voice.includes(':'))) voice = resolveClientVoice(voice, engine, (await snapshot()).voices, ctx.defaultVoice);
   if (ctx.mustExist === true && voice !== '') {

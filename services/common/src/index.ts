@@ -2,7 +2,7 @@
  * Code shared by the facade, the scheduler and the inference nodes: the error catalogue, config
  * readers, structured logging, gRPC plumbing and telemetry. Processes import it through this index.
  */
-export { ERROR_CATALOGUE, isErrorCode, openAiCodeOf, openAiValidationCode, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
+export { ERROR_CATALOGUE, elevenLabsErrorOf, isErrorCode, openAiCodeOf, openAiValidationCode, type ElevenLabsErrorType, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
 export { TtsError } from './errors/tts-error.js';
 export { SSML_MAX_BREAK_SEC, SSML_MAX_TOTAL_BREAK_SEC, dateFields, isSsml, parseSsml, type DateFormat, type Prosody, type SayAsKind, type SsmlSegment } from './ssml/ssml.js';
 export {
@@ -20,7 +20,7 @@ export { MAX_SOCKET_PATH, ensurePrivateDir, unixAddress } from './grpc/unix-sock
 export { audioAnalyzerClient, callUnary, callUpload, closeAllClients, deadlineIn, schedulerClient, synthesizerClient, type UnaryCallOptions } from './grpc/clients.js';
 export { openInteractive, type InteractiveCall } from './grpc/interactive.js';
 export { VERSION, SERVICE_NAME } from './version.js';
-export { DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
+export { BITRATE_RANGE_KBPS, DEFAULT_MAX_UPLOAD_BYTES, OPENAI_MAX_INPUT_CHARS, REFERENCE_GUIDELINE, SAMPLE_RATE_RANGE, SPEED_RANGE } from './limits.js';
 export { payloadHex, watermarkPayloadOf } from './watermark-payload.js';
 export { encodingOf, formatOf } from './grpc/encoding.js';
 export { isTerminalJobState } from './job-state.js';

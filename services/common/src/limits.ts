@@ -8,6 +8,9 @@ export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 } as const);
 /** Output sample rates in Hz. */
 export const SAMPLE_RATE_RANGE = Object.freeze({ min: 8000, max: 48000 } as const);
 
+/** Bit rates of the lossy formats in kbit/s (8: the lowest of MPEG-2.5 layer III; 320: the highest of MPEG-1; Opus takes 6 to 510). */
+export const BITRATE_RANGE_KBPS = Object.freeze({ min: 8, max: 320 } as const);
+
 /** Longest `input` of POST /v1/audio/speech, in characters (OpenAI's limit). */
 export const OPENAI_MAX_INPUT_CHARS = 4096;
 

@@ -203,6 +203,7 @@ export function jobSpec(text: string, speech: Partial<SpeechSpec> = {}): JobSpec
       watermarkPayload: 0,
       clone: undefined,
       wordTimings: false,
+      bitrateKbps: 0,
       lexicon: [],
       ...speech,
     },

@@ -58,6 +58,10 @@ export const DEFAULT_OBJECTIVES: SloObjectives = Object.freeze({
   endpoints: Object.freeze({
     'POST /api/tts': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
     'POST /v1/audio/speech': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
+    'POST /v1/text-to-speech/{voice_id}': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
+    'POST /v1/text-to-speech/{voice_id}/stream': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
+    'POST /v1/text-to-speech/{voice_id}/with-timestamps': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
+    'POST /v1/text-to-speech/{voice_id}/stream/with-timestamps': Object.freeze({ availability: 0.999, latencyP95Ms: 5000 }),
   }),
   minRequests: 50,
 });

@@ -1,6 +1,12 @@
-/** Speech: synthesis (REST, OpenAI), voices, models, engines, pronunciation lexicons. */
+/** Speech: synthesis (REST, OpenAI, ElevenLabs), voices, models, engines, pronunciation lexicons. */
 import { createSpeech } from './createSpeech.js';
 import { deleteLexiconEntry } from './deleteLexiconEntry.js';
+import { elevenLabsConvert } from './elevenLabsConvert.js';
+import { elevenLabsConvertWithTimestamps } from './elevenLabsConvertWithTimestamps.js';
+import { elevenLabsListVoices } from './elevenLabsListVoices.js';
+import { elevenLabsSearchVoices } from './elevenLabsSearchVoices.js';
+import { elevenLabsStream } from './elevenLabsStream.js';
+import { elevenLabsStreamWithTimestamps } from './elevenLabsStreamWithTimestamps.js';
 import { getLexicon } from './getLexicon.js';
 import { listEngines } from './listEngines.js';
 import { listModels } from './listModels.js';
@@ -22,4 +28,10 @@ export const SPEECH_HANDLERS = {
   replaceLexicon,
   putLexiconEntry,
   deleteLexiconEntry,
+  elevenLabsConvert,
+  elevenLabsStream,
+  elevenLabsConvertWithTimestamps,
+  elevenLabsStreamWithTimestamps,
+  elevenLabsListVoices,
+  elevenLabsSearchVoices,
 } as const;

@@ -16,7 +16,7 @@ describe('contentTypeOf', () => {
   it('maps every format to its MIME type', () => {
     assert.deepEqual(
       AUDIO_FORMATS.map((f) => [f, contentTypeOf(f)]),
-      [['wav', 'audio/wav'], ['pcm', 'audio/pcm'], ['mp3', 'audio/mpeg'], ['opus', 'audio/ogg'], ['aac', 'audio/aac'], ['flac', 'audio/flac']],
+      [['wav', 'audio/wav'], ['pcm', 'audio/pcm'], ['mp3', 'audio/mpeg'], ['opus', 'audio/ogg'], ['aac', 'audio/aac'], ['flac', 'audio/flac'], ['ulaw', 'audio/basic'], ['alaw', 'audio/x-alaw-basic']],
     );
   });
 });
@@ -62,6 +62,14 @@ describe('outputSampleRate', () => {
     assert.equal(outputSampleRate('wav', 96000), 48000);
     assert.equal(outputSampleRate('flac', 4000), 8000);
     assert.equal(nearestSupportedRate('opus', 22050), 24000);
+  });
+
+  it('puts the telephony formats at 8000 Hz, whatever the native rate, and refuses any other', () => {
+    for (const format of ['ulaw', 'alaw'] as const) {
+      assert.equal(outputSampleRate(format, 22050), 8000, format);
+      assert.equal(outputSampleRate(format, 16000, 8000), 8000, format);
+      assertTtsError(() => outputSampleRate(format, 16000, 16000, ['query', 'output_format']), 'TTS_SAMPLE_RATE_INVALID', ['query', 'output_format']);
+    }
   });
 
   it('returns a requested rate the format takes', () => {

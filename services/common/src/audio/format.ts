@@ -1,12 +1,15 @@
 /** Output audio formats: names, MIME types and the sample rates each codec takes. */
 import { TtsError } from '../errors/tts-error.js';
-import { SAMPLE_RATE_RANGE } from '../limits.js';
+import { BITRATE_RANGE_KBPS, SAMPLE_RATE_RANGE } from '../limits.js';
 
-/** An output container/codec a client can ask for (OpenAI's `response_format`). */
-export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac';
+/**
+ * An output container/codec a client can ask for (OpenAI's `response_format`, and the telephony
+ * formats: `ulaw` and `alaw` are headerless G.711 at 8 kHz, as Twilio and SIP carry them).
+ */
+export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus' | 'aac' | 'flac' | 'ulaw' | 'alaw';
 
 /** Every supported format, in the order they are documented. */
-export const AUDIO_FORMATS: readonly AudioFormat[] = Object.freeze(['wav', 'pcm', 'mp3', 'opus', 'aac', 'flac']);
+export const AUDIO_FORMATS: readonly AudioFormat[] = Object.freeze(['wav', 'pcm', 'mp3', 'opus', 'aac', 'flac', 'ulaw', 'alaw']);
 
 const CONTENT_TYPES = {
   wav: 'audio/wav',
@@ -15,6 +18,8 @@ const CONTENT_TYPES = {
   opus: 'audio/ogg',
   aac: 'audio/aac',
   flac: 'audio/flac',
+  ulaw: 'audio/basic',
+  alaw: 'audio/x-alaw-basic',
 } as const satisfies Record<AudioFormat, string>;
 
 /** Lowest output sample rate any format accepts (Hz). */
@@ -29,10 +34,16 @@ const MPEG_RATES: readonly number[] = [8000, 11025, 12000, 16000, 22050, 24000, 
 /** Rates libopus takes; Ogg Opus always decodes at 48 kHz. */
 const OPUS_RATES: readonly number[] = [8000, 12000, 16000, 24000, 48000];
 
-/** Fixed rate lists per format; formats absent here take any integer rate in range. */
-const FIXED_RATES: Partial<Record<AudioFormat, readonly number[]>> = { mp3: MPEG_RATES, aac: MPEG_RATES, opus: OPUS_RATES };
+/** G.711 is defined at 8 kHz: telephony carries nothing else. */
+const G711_RATES: readonly number[] = [8000];
 
-/** MIME type: wav audio/wav, pcm audio/pcm, mp3 audio/mpeg, opus audio/ogg (Opus in Ogg), aac audio/aac (ADTS), flac audio/flac. */
+/** Fixed rate lists per format; formats absent here take any integer rate in range. */
+const FIXED_RATES: Partial<Record<AudioFormat, readonly number[]>> = { mp3: MPEG_RATES, aac: MPEG_RATES, opus: OPUS_RATES, ulaw: G711_RATES, alaw: G711_RATES };
+
+/**
+ * MIME type: wav audio/wav, pcm audio/pcm, mp3 audio/mpeg, opus audio/ogg (Opus in Ogg), aac
+ * audio/aac (ADTS), flac audio/flac, ulaw audio/basic (RFC 2046), alaw audio/x-alaw-basic.
+ */
 export function contentTypeOf(format: AudioFormat): string {
   return CONTENT_TYPES[format];
 }
@@ -71,9 +82,9 @@ export function nearestSupportedRate(format: AudioFormat, rate: number): number 
 /**
  * Output sample rate for a format: `requested` (0/undefined = default) validated for the format.
  * Defaults: pcm 24000 (as OpenAI); opus the supported rate nearest the native one (no needless upsampling); wav/flac/mp3/aac the engine's `nativeRate` if the codec
- * takes it, else the nearest rate it takes. Out of range (<8000 or >48000), non-integer, or not taken by
+ * takes it, else the nearest rate it takes; ulaw/alaw 8000. Out of range (<8000 or >48000), non-integer, or not taken by
  * the codec (mp3/aac: 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000; opus: 8000, 12000,
- * 16000, 24000, 48000) → TtsError TTS_SAMPLE_RATE_INVALID at `loc`.
+ * 16000, 24000, 48000; ulaw/alaw: 8000) → TtsError TTS_SAMPLE_RATE_INVALID at `loc`.
  */
 export function outputSampleRate(format: AudioFormat, nativeRate: number, requested?: number, loc: readonly (string | number)[] = []): number {
   assertPositiveRate(nativeRate, 'nativeRate');
@@ -85,6 +96,20 @@ export function outputSampleRate(format: AudioFormat, nativeRate: number, reques
   const fixed = FIXED_RATES[format];
   const allowed = fixed === undefined ? `an integer from ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} Hz` : `one of ${fixed.join(', ')} Hz`;
   throw new TtsError('TTS_SAMPLE_RATE_INVALID', `The sample rate ${String(requested)} is not supported for ${format}; use ${allowed}.`, { loc });
+}
+
+/** The formats whose bit rate a client can choose (the others are lossless or fixed: G.711 is 64 kbit/s). */
+const LOSSY_FORMATS: readonly AudioFormat[] = ['mp3', 'opus', 'aac'];
+
+/**
+ * Refuses a bit rate `format` cannot take: VALIDATION_FAILED at `loc` for a bit rate of a format
+ * without one (wav, pcm, flac, ulaw, alaw) or outside BITRATE_RANGE_KBPS (8 to 320 kbit/s).
+ */
+export function checkBitrate(format: AudioFormat, kbps: number, loc: readonly (string | number)[] = []): void {
+  if (!LOSSY_FORMATS.includes(format)) throw new TtsError('VALIDATION_FAILED', `${format} has no bit rate to choose; only ${LOSSY_FORMATS.join(', ')} take one.`, { loc });
+  if (!Number.isInteger(kbps) || kbps < BITRATE_RANGE_KBPS.min || kbps > BITRATE_RANGE_KBPS.max) {
+    throw new TtsError('VALIDATION_FAILED', `The bit rate ${String(kbps)} kbit/s is out of range; use ${BITRATE_RANGE_KBPS.min} to ${BITRATE_RANGE_KBPS.max}.`, { loc });
+  }
 }
 
 function assertPositiveRate(rate: number, name: string): void {

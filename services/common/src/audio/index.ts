@@ -14,4 +14,5 @@ export {
   isSampleRateSupported,
   nearestSupportedRate,
   outputSampleRate,
+  checkBitrate,
 } from './format.js';

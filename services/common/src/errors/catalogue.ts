@@ -54,7 +54,7 @@ export const ERROR_CATALOGUE = {
     http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'The model does not exist.',
     hint: 'Pick a model id from GET /v1/models.', openaiType: 'invalid_request_error', retryable: false,
   },
-  TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac.'),
+  TTS_FORMAT_UNSUPPORTED: invalid('The audio format is not supported.', 'Use one of wav, pcm, mp3, opus, aac, flac, ulaw, alaw.'),
   TTS_SPEED_OUT_OF_RANGE: invalid(`The speed is outside ${SPEED_RANGE.min} to ${SPEED_RANGE.max}.`, `Send a speed between ${SPEED_RANGE.min} and ${SPEED_RANGE.max}.`),
   TTS_SAMPLE_RATE_INVALID: invalid('The sample rate is not supported.', 'Send a sample rate between 8000 and 48000 Hz.'),
   TTS_MODE_UNSUPPORTED: invalid('The mode is not supported.', 'See `modes` in GET /api/capabilities.'),
@@ -503,4 +503,33 @@ export function openAiValidationCode(issueType: string): string {
     default:
       return 'invalid_value';
   }
+}
+
+/** ElevenLabs' `detail.type` of an error (see {@link elevenLabsErrorOf}). */
+export type ElevenLabsErrorType = 'validation_error' | 'authentication_error' | 'authorization_error' | 'not_found' | 'rate_limit_error' | 'service_unavailable' | 'internal_error';
+
+/** ElevenLabs' own `detail.code` (and legacy `detail.status`) for the platform codes that have one. */
+const ELEVENLABS_CODES: Partial<Record<ErrorCode, string>> = {
+  AUTH_KEY_MISSING: 'invalid_api_key',
+  AUTH_KEY_INVALID: 'invalid_api_key',
+  AUTH_KEY_DISABLED: 'invalid_api_key',
+  TTS_VOICE_NOT_FOUND: 'voice_not_found',
+  TTS_MODEL_NOT_FOUND: 'model_not_found',
+  QUOTA_EXCEEDED: 'quota_exceeded',
+  RATE_LIMITED: 'rate_limit_exceeded',
+  TTS_CONCURRENCY_LIMIT: 'concurrent_limit_exceeded',
+  TTS_TEXT_TOO_LONG: 'max_character_limit_exceeded',
+  VALIDATION_FAILED: 'invalid_parameters',
+};
+
+/**
+ * ElevenLabs' `detail.type` and `detail.code` for a platform code: its own code where it has one
+ * (invalid_api_key, voice_not_found, quota_exceeded, ...), else the platform code in lower case;
+ * the type from the HTTP status.
+ */
+export function elevenLabsErrorOf(code: ErrorCode): { type: ElevenLabsErrorType; code: string } {
+  const http = ERROR_CATALOGUE[code].http;
+  const type: ElevenLabsErrorType =
+    http === 401 ? 'authentication_error' : http === 403 ? 'authorization_error' : http === 404 ? 'not_found' : http === 429 ? 'rate_limit_error' : http === 503 ? 'service_unavailable' : http >= 500 ? 'internal_error' : 'validation_error';
+  return { type, code: ELEVENLABS_CODES[code] ?? code.toLowerCase() };
 }

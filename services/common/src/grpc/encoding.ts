@@ -9,6 +9,8 @@ const TO_ENCODING: Readonly<Record<AudioFormat, AudioEncoding>> = {
   opus: AudioEncoding.AUDIO_ENCODING_OPUS,
   aac: AudioEncoding.AUDIO_ENCODING_AAC,
   flac: AudioEncoding.AUDIO_ENCODING_FLAC,
+  ulaw: AudioEncoding.AUDIO_ENCODING_MULAW,
+  alaw: AudioEncoding.AUDIO_ENCODING_ALAW,
 };
 
 /** Proto encoding of a format. */

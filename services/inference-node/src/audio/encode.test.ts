@@ -744,3 +744,20 @@ describe('createEncoder (streaming)', () => {
     }
   });
 });
+
+describe('encodeAudio bit rate', () => {
+  it('encodes mp3 and opus at the bit rate asked for (ElevenLabs mp3_44100_32 .. _192, opus_48000_32 .. _192)', async () => {
+    for (const [format, rate] of [['mp3', 44100], ['opus', 48000]] as const) {
+      const sizes: number[] = [];
+      for (const kbps of [32, 192]) {
+        const bytes = await encodeAudio(voiceLike(rate, 3), format, undefined, { bitrateKbps: kbps });
+        assert.equal((await probeAudio(bytes)).sampleRate, rate);
+        sizes.push(bytes.length);
+        // Within a fifth of the asked rate over 3 s (container overhead, VBR of opus).
+        const measured = (bytes.length * 8) / 3 / 1000;
+        assert.ok(Math.abs(measured - kbps) / kbps < 0.25, `${format} at ${kbps} kbit/s measured ${measured.toFixed(1)}`);
+      }
+      assert.ok(sizes[1]! > sizes[0]! * 3, `${format}: 192 kbit/s is much larger than 32 (${sizes.join(', ')})`);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * Streaming audio encoders. wav and pcm are written in JS; mp3, opus (Ogg), flac and aac (ADTS) are
+ * Streaming audio encoders. wav, pcm, ulaw and alaw are written in JS; mp3, opus (Ogg), flac and aac (ADTS) are
  * encoded in this process by libmp3lame, libopus + libogg, libFLAC and libavcodec's aac encoder
  * (through koffi), with one ffmpeg process per encoder as the fallback when a library cannot be loaded.
  */
@@ -8,10 +8,10 @@ import { isAudioFormat, isSampleRateSupported, nearestSupportedRate, type AudioF
 import { defaultBitrateKbps } from './bitrate.js';
 import type { AudioEncoder, EncoderOptions, EncoderSettings } from './encoder-base.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
-import { JsEncoder } from './js-encoder.js';
+import { JsEncoder, isJsFormat, rawBytesOf } from './js-encoder.js';
 import { cancelledError } from './media-process.js';
 import { NativeEncoder, nativeCodec } from './native-encoder.js';
-import { encodePcm16le, type PcmAudio } from './pcm.js';
+import type { PcmAudio } from './pcm.js';
 import { resample } from './resample.js';
 import { encodeWav } from './wav.js';
 
@@ -32,7 +32,7 @@ export function createEncoder(format: AudioFormat, sampleRate: number, options: 
   if (!isSampleRateSupported(format, sampleRate)) throw new TtsError('TTS_SAMPLE_RATE_INVALID', `The sample rate ${String(sampleRate)} is not supported for ${format}.`);
   const { bitrateKbps } = options;
   if (bitrateKbps !== undefined && (!Number.isFinite(bitrateKbps) || bitrateKbps <= 0)) throw new RangeError(`bitrateKbps must be a positive number, got ${String(bitrateKbps)}`);
-  if (format === 'wav' || format === 'pcm') return new JsEncoder(format, sampleRate, options);
+  if (isJsFormat(format)) return new JsEncoder(format, sampleRate, options);
   if (options.implementation === 'ffmpeg') return new FfmpegEncoder(format, sampleRate, options);
   const codec = nativeCodec(format);
   if (codec !== undefined) return new NativeEncoder(format, codec, sampleRate, { ...options, bitrateKbps: bitrateKbps ?? defaultBitrateKbps(format, sampleRate) });
@@ -43,12 +43,12 @@ export function createEncoder(format: AudioFormat, sampleRate: number, options: 
  * One-shot: encodes a whole clip to a whole file (wav has exact sizes). The clip is encoded at its own
  * rate when the format takes it, else resampled to the nearest rate the format takes (e.g. 22050 Hz → 24000 Hz for opus).
  */
-export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: EncoderSettings = {}): Promise<Buffer> {
+export async function encodeAudio(audio: PcmAudio, format: AudioFormat, signal?: AbortSignal, options: EncoderSettings & Pick<EncoderOptions, 'bitrateKbps'> = {}): Promise<Buffer> {
   if (signal?.aborted === true) throw cancelledError();
   const rate = isSampleRateSupported(format, audio.sampleRate) ? audio.sampleRate : nearestSupportedRate(format, audio.sampleRate);
   const input = resample(audio, rate);
   if (format === 'wav') return encodeWav(input);
-  if (format === 'pcm') return encodePcm16le(input.samples);
+  if (format === 'pcm' || format === 'ulaw' || format === 'alaw') return rawBytesOf(format, input.samples);
   const encoder = createEncoder(format, rate, { streaming: false, ...options, ...(signal ? { signal } : {}) });
   const feed = (async () => {
     for (let at = 0; at < input.samples.length; at += ONE_SHOT_CHUNK) await encoder.write(input.samples.subarray(at, at + ONE_SHOT_CHUNK));

@@ -11,6 +11,7 @@ export { type Resampler, resample, samplesAt, createResampler } from './resample
 export { type TrimSilenceOptions, rms, peak, silenceBounds, trimSilence, limitPeak, concatAudio, silence } from './dsp.js';
 export { MIN_SPEED, MAX_SPEED, timeStretch } from './tempo.js';
 export { MAX_PITCH_RATIO, pitchShift } from './pitch.js';
+export { type G711Format, encodeG711, decodeG711 } from './g711.js';
 export { type AudioEncoder, type EncoderImplementation, type EncoderOptions, type EncoderSettings, defaultBitrateKbps, createEncoder, encodeAudio } from './encode.js';
 export { type AudioProbe, type AudioSource, type DecodeOptions, decodeWithFfmpeg, probeAudio } from './probe.js';
 export { type MediaFormat, MEDIA_LIMITS, checkMediaFormat } from './media-input.js';

@@ -1,16 +1,33 @@
-/** The wav and pcm encoders, written in JS: 16-bit little-endian mono, streaming or whole-file wav. */
+/**
+ * The encoders written in JS: wav and pcm (16-bit little-endian mono, streaming or whole-file wav)
+ * and the headerless G.711 formats (ulaw, alaw: one byte per sample).
+ */
 import { TtsError } from '@tts/common';
 import { EncoderBase, type EncoderOptions } from './encoder-base.js';
+import { encodeG711 } from './g711.js';
 import { encodePcm16le } from './pcm.js';
 import { wavHeader } from './wav.js';
 
-/** wav/pcm written in JS: 16-bit little-endian mono. */
+/** The formats `JsEncoder` writes. */
+export type JsFormat = 'wav' | 'pcm' | 'ulaw' | 'alaw';
+
+/** True when `format` is written in JS (no codec library, no ffmpeg). */
+export function isJsFormat(format: string): format is JsFormat {
+  return format === 'wav' || format === 'pcm' || format === 'ulaw' || format === 'alaw';
+}
+
+/** The bytes of `samples` in a headerless format (pcm: s16le; ulaw/alaw: G.711). */
+export function rawBytesOf(format: Exclude<JsFormat, 'wav'>, samples: Float32Array): Buffer {
+  return format === 'pcm' ? encodePcm16le(samples) : encodeG711(format, samples);
+}
+
+/** wav, pcm, ulaw and alaw written in JS. */
 export class JsEncoder extends EncoderBase {
   /** Whole-file wav keeps the data until `end` to write exact sizes. */
   private readonly held: Buffer[] | undefined;
   private heldBytes = 0;
 
-  constructor(format: 'wav' | 'pcm', sampleRate: number, options: EncoderOptions) {
+  constructor(format: JsFormat, sampleRate: number, options: EncoderOptions) {
     super(format, sampleRate, options.signal);
     const streaming = options.streaming ?? false;
     this.held = format === 'wav' && !streaming ? [] : undefined;
@@ -20,7 +37,7 @@ export class JsEncoder extends EncoderBase {
 
   async write(samples: Float32Array): Promise<void> {
     this.assertOpen();
-    const bytes = encodePcm16le(samples);
+    const bytes = this.format === 'wav' ? encodePcm16le(samples) : rawBytesOf(this.format as Exclude<JsFormat, 'wav'>, samples);
     if (this.held !== undefined) {
       this.held.push(bytes);
       this.heldBytes += bytes.length;

@@ -307,7 +307,7 @@ class SessionContext {
   private encoderOf(): AudioEncoder {
     if (this.encoder) return this.encoder;
     const { setup, job, deps } = this.session;
-    const encoder = createEncoder(job.format, setup.outputRate, { streaming: true, signal: this.controller.signal, ...encoderChoice(deps) });
+    const encoder = createEncoder(job.format, setup.outputRate, { streaming: true, signal: this.controller.signal, ...encoderChoice(deps, job) });
     this.encoder = encoder;
     this.pump = (async () => {
       try {

@@ -54,6 +54,8 @@ export interface SynthesisJob {
   readonly format: AudioFormat;
   /** 0 = the format's default. */
   readonly sampleRate: number;
+  /** Bit rate of a lossy format, kbit/s. @default per format and rate (`defaultBitrateKbps`) */
+  readonly bitrateKbps?: number;
   readonly language: string;
   readonly rawText: boolean;
   /** Streamed delivery: the first chunk is cut short at a clause boundary for fast first audio. */
@@ -468,7 +470,7 @@ export async function synthesizeWhole(plan: SynthesisPlan, deps: PipelineDeps, s
       }
     }
     const encodeStart = performance.now();
-    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, encoderChoice(deps)));
+    const audio = await inSpan('tts.encode', { 'tts.format': plan.job.format, 'tts.streaming': false }, () => encodeAudio({ samples, sampleRate: plan.outputRate }, plan.job.format, signal, encoderChoice(deps, plan.job)));
     stats.encodeMs = performance.now() - encodeStart;
     recordSynthesis(plan, deps, stats, { streaming: false, outcome: 'ok', errorCode: '', totalMs: performance.now() - started });
     return { audio, stats, words };
@@ -508,7 +510,7 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
     encodeSpan.end();
     recordSynthesis(plan, deps, stats, err === undefined ? { streaming: true, outcome: 'ok', errorCode: '', totalMs: performance.now() - started } : failureEnd(err, signal, true, started));
   };
-  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...encoderChoice(deps) });
+  const encoder = createEncoder(plan.job.format, plan.outputRate, { streaming: true, ...(signal ? { signal } : {}), ...encoderChoice(deps, plan.job) });
   let feedError: unknown;
   // Words of the pieces handed to the encoder, waiting for its next chunk.
   let pendingWords: WordTiming[] = [];
@@ -559,8 +561,9 @@ export async function* synthesizeStreaming(plan: SynthesisPlan, deps: PipelineDe
 }
 
 /** The encoder settings the node's configuration chose (implementation, opus complexity). */
-export function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity' | 'mp3Quality'>): EncoderSettings {
+export function encoderChoice(deps: Pick<PipelineDeps, 'encoders' | 'opusComplexity' | 'mp3Quality'>, job: Pick<SynthesisJob, 'bitrateKbps'>): EncoderSettings & { bitrateKbps?: number } {
   return {
+    ...(job.bitrateKbps === undefined ? {} : { bitrateKbps: job.bitrateKbps }),
     ...(deps.encoders === undefined ? {} : { implementation: deps.encoders }),
     ...(deps.opusComplexity === undefined ? {} : { opusComplexity: deps.opusComplexity }),
     ...(deps.mp3Quality === undefined ? {} : { mp3Quality: deps.mp3Quality }),

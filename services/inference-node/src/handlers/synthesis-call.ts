@@ -5,6 +5,7 @@
  */
 import { NodeState, type AudioEncoding, type SynthesisMetrics, type SynthesizeRequest, type WordTiming as WordTimingMessage } from '@tts/proto/synthesis';
 import { TtsError, formatOf, lexiconOfMessages } from '@tts/common';
+import { checkBitrate } from '../audio/index.js';
 import type { NodeContext } from '../domain/node-context.js';
 import type { SynthesisJob, SynthesisStats } from '../domain/pipeline.js';
 import type { WordTiming } from '../domain/word-timings.js';
@@ -23,7 +24,7 @@ export function admitCall(ctx: NodeContext): void {
  * pipeline job: the node's one conversion of the contract's fields
  * (the encoding to the encoders' format; the voice is resolved by the pipeline's plan, once), and
  * the encoding as asked, which the answer names. Throws TtsError for a request without `speech`
- * (a caller of a build before 0.6), an unknown encoding, or a lexicon that breaks the lexicon rules
+ * (a caller of a build before 0.6), an unknown encoding, a bit rate the format cannot take, or a lexicon that breaks the lexicon rules
  * (the LEXICON_* codes: a request may come from anywhere, so its lexicon is checked again here).
  */
 export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenantId' | 'tenantWeight' | 'speech'>): { job: SynthesisJob; encoding: AudioEncoding } {
@@ -31,6 +32,7 @@ export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenan
   if (!speech) throw new TtsError('VALIDATION_FAILED', '`speech` is required (a caller older than 0.6 sends the speech fields in the request itself: upgrade it).', { loc: ['speech'] });
   const format = formatOf(speech.encoding);
   if (!format) throw new TtsError('TTS_FORMAT_UNSUPPORTED', `Encoding ${speech.encoding} is not supported.`, { loc: ['speech', 'encoding'] });
+  if (speech.bitrateKbps !== 0) checkBitrate(format, speech.bitrateKbps, ['speech', 'bitrate_kbps']);
   const job: SynthesisJob = {
     requestId: req.requestId,
     tenant: req.tenantId,
@@ -41,6 +43,7 @@ export function jobFromRequest(req: Pick<SynthesizeRequest, 'requestId' | 'tenan
     speed: speech.speed,
     format,
     sampleRate: speech.sampleRate,
+    ...(speech.bitrateKbps === 0 ? {} : { bitrateKbps: speech.bitrateKbps }),
     language: speech.language,
     rawText: speech.rawText,
     wordTimings: speech.wordTimings,

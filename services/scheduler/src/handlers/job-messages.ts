@@ -101,13 +101,15 @@ export function ownerKindOf(kind: JobOwnerKind): StoredOwnerKind {
   return stored;
 }
 
-/** Stored spec of a proto one; TTS_FORMAT_UNSUPPORTED for an unknown encoding. */
+/** Stored spec of a proto one; TTS_FORMAT_UNSUPPORTED for an unknown encoding, VALIDATION_FAILED for a bit rate other than the default. */
 export function specOf(spec: JobSpec | undefined): JobSpecFields {
   if (!spec) throw new TtsError('VALIDATION_FAILED', 'spec is required.', { loc: ['spec'] });
   const speech = spec.speech;
   if (!speech) throw new TtsError('VALIDATION_FAILED', 'spec.speech is required (a submitter older than 0.6 sends the speech fields in JobSpec itself: upgrade it).', { loc: ['spec', 'speech'] });
   const format = formatOf(speech.encoding);
   if (format === undefined) throw new TtsError('TTS_FORMAT_UNSUPPORTED', undefined, { loc: ['spec', 'speech', 'encoding'] });
+  // The job tables keep no bit rate: a job is encoded at its format's default, never silently at another.
+  if (speech.bitrateKbps !== 0) throw new TtsError('VALIDATION_FAILED', 'A job is encoded at its format\'s default bit rate: send bitrate_kbps 0.', { loc: ['spec', 'speech', 'bitrate_kbps'] });
   return {
     text: speech.text,
     voice: speech.voice.trim(),

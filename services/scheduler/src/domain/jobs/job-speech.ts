@@ -27,6 +27,8 @@ export function speechOfStored(s: JobSpecFields, watermarkPayload = 0, withRefer
       ? { referenceAudio: withReference ? Buffer.from(s.clone.audioBase64, 'base64') : Buffer.alloc(0), referenceFilename: s.clone.filename, referenceId: s.clone.referenceId }
       : undefined,
     wordTimings: true,
+    // A job is encoded at its format's default bit rate (specOf refuses another).
+    bitrateKbps: 0,
     lexicon: lexiconMessages(s.lexicon ?? []),
   };
 }
