@@ -45,18 +45,9 @@ const metricsPort = (n: number): string => String(config.metricsPort === 0 ? 0 :
  */
 const embedded = envOptional(base, 'DATABASE_URL') === undefined && envOptional(base, 'SCHEDULER_DATABASE_URL') === undefined;
 const facadeEnv: NodeJS.ProcessEnv = { PORT: String(config.port), SCHEDULER_ADDRESS: schedulerAddress, METRICS_PORT: metricsPort(0) };
-/**
- * glibc's malloc in the control process: a block of 32 KiB or more gets a mapping of its own, given
- * back when freed. V8 compiles the embedded database's WebAssembly on background threads in zone
- * segments of up to 32 KiB; freed, they stayed in glibc's per-thread arenas, most of the control
- * process's native memory, never reused (bench/README.md, `memory`). The user's GLIBC_TUNABLES come
- * after it, so their own setting of the same tunable wins; other C libraries ignore the variable.
- */
-const CONTROL_MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=32768';
-const controlTunables = [CONTROL_MALLOC_TUNABLES, envOptional(base, 'GLIBC_TUNABLES')].filter((t) => t !== undefined).join(':');
 const scheduler = new Supervised(
   embedded
-    ? { name: 'control', entry: '@tts/launcher/control', env: { ...base, ...schedulerListen, ...facadeEnv, GLIBC_TUNABLES: controlTunables }, readyLine: '"facade listening"' }
+    ? { name: 'control', entry: '@tts/launcher/control', env: { ...base, ...schedulerListen, ...facadeEnv }, readyLine: '"facade listening"' }
     : { name: 'scheduler', entry: '@tts/scheduler/main', env: { ...base, ...schedulerListen, METRICS_PORT: metricsPort(1) }, readyLine: '"scheduler ready"' },
   logger,
 );
