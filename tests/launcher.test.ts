@@ -18,6 +18,12 @@ import { ApiKeyRepository, ApiKeyService, FACADE_MIGRATIONS } from '@tts/facade/
 import { start as startScheduler } from '@tts/scheduler';
 import { jobSpec, submitJob } from '@tts/scheduler/testing';
 
+/** One variable of a running process's environment, from /proc. */
+function environOf(pid: number, name: string): string | undefined {
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith(`${name}=`));
+  return entry?.slice(name.length + 1);
+}
+
 /** A launcher of the embedded platform (one node, one festival process) on free ports in its own DATA_DIR. */
 interface Launched {
   readonly child: ReturnType<typeof spawnLauncher>['child'];
@@ -65,6 +71,11 @@ test('launcher starts the embedded platform (control process + node) and stops i
   assert.ok(commands.some((c) => c.includes('launcher/src/control')), 'control process (scheduler + facade)');
   assert.ok(commands.some((c) => c.includes('inference-node/src/main')), 'node process');
   assert.ok(!commands.some((c) => c.includes('scheduler/src/main') || c.includes('facade/src/main')), 'no scheduler or facade process of their own');
+  // Each child starts with the launcher's memory settings (supervisor.test.ts: the user's come after them).
+  for (const pid of pids.filter((p) => /launcher\/src\/control|inference-node\/src\/main/.test(commandOf(p)))) {
+    assert.match(environOf(pid, 'NODE_OPTIONS') ?? '', /^--max-semi-space-size=2\b/, commandOf(pid));
+    assert.match(environOf(pid, 'GLIBC_TUNABLES') ?? '', /^glibc\.malloc\.mmap_threshold=32768\b/, commandOf(pid));
+  }
 
   const base = `http://127.0.0.1:${port}`;
   const health = (await (await fetch(`${base}/api/health`)).json()) as { mode: string; ready: boolean };

@@ -92,9 +92,13 @@ describe('system endpoints', () => {
   });
 
   test('GET /api/errors/docs serves exactly the catalogue', async () => {
-    const body = (await (await fetch(`${p.url}/api/errors/docs`)).json()) as { errors: { code: string; http_status: number }[] };
+    const body = (await (await fetch(`${p.url}/api/errors/docs`)).json()) as { errors: { code: string; http_status: number; grpc_status: string }[] };
     assert.deepEqual(body.errors.map((e) => e.code).sort(), Object.keys(ERROR_CATALOGUE).sort());
-    for (const e of body.errors) assert.equal(e.http_status, ERROR_CATALOGUE[e.code as keyof typeof ERROR_CATALOGUE].http);
+    for (const e of body.errors) {
+      assert.equal(e.http_status, ERROR_CATALOGUE[e.code as keyof typeof ERROR_CATALOGUE].http);
+      assert.equal(e.grpc_status, ERROR_CATALOGUE[e.code as keyof typeof ERROR_CATALOGUE].grpc);
+    }
+    assert.equal(body.errors.find((e) => e.code === 'TTS_VOICE_NOT_FOUND')?.grpc_status, 'INVALID_ARGUMENT');
   });
 
   test('POST /api/errors/classify places codes and statuses', async () => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { VERSION } from '@tts/common';
 
-/** The loaded document and its two serialisations. */
+/** The loaded document and its two serialisations (made at their first use). */
 export interface OpenApiDocument {
   readonly document: Readonly<Record<string, unknown>>;
   readonly json: string;
@@ -25,7 +25,21 @@ export function loadOpenApiDocument(path = openApiPath()): OpenApiDocument {
   const document = parse(source) as Record<string, unknown>;
   // The platform version is written once, in the root package.json.
   document['info'] = { ...(document['info'] as Record<string, unknown>), version: VERSION };
-  return { document, json: JSON.stringify(document, null, 2), yaml: stringify(document) };
+  // Serialised when the export endpoint first asks: kept from the start they and the garbage of
+  // making them took megabytes of every facade's heap (bench/README.md, `memory`).
+  let json: string | undefined;
+  let yaml: string | undefined;
+  return {
+    document,
+    get json() {
+      json ??= JSON.stringify(document, null, 2);
+      return json;
+    },
+    get yaml() {
+      yaml ??= stringify(document);
+      return yaml;
+    },
+  };
 }
 
 /** HTTP methods an OpenAPI path item can hold. */

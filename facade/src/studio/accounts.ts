@@ -158,7 +158,7 @@ export class StudioAccounts {
     if (username !== undefined && username !== '' && !USERNAME.test(username)) throw new TtsError('STUDIO_USERNAME_INVALID', undefined, { loc: ['body', 'username'] });
     if (username !== undefined && username !== '' && !isSingleScript(username)) throw new TtsError('STUDIO_USERNAME_MIXED_SCRIPT', undefined, { loc: ['body', 'username'] });
     if (email !== undefined && email !== '' && (email.length > 254 || !EMAIL.test(email))) throw new TtsError('STUDIO_EMAIL_INVALID', undefined, { loc: ['body', 'email'] });
-    const password = checkNewPassword(input.password, { username: username ?? null, email: email ?? null });
+    const password = await checkNewPassword(input.password, { username: username ?? null, email: email ?? null });
     await this.breached?.check(password, 'password');
     const fields = {
       username: username || null,
@@ -258,7 +258,7 @@ export class StudioAccounts {
   /** Changes the password; every other session of the user ends. Returns how many ended. */
   async changePassword(p: StudioPrincipal, current: string, next: string, requestRef: string): Promise<number> {
     await this.checkPassword(p, current);
-    const normalized = checkNewPassword(next, { username: p.user.username, email: p.user.email }, 'new_password');
+    const normalized = await checkNewPassword(next, { username: p.user.username, email: p.user.email }, 'new_password');
     await this.breached?.check(normalized, 'new_password');
     const hash = await this.hasher.hash(normalized);
     return this.repo.changePassword(p.user.userId, hash, p.sessionId, { actor: `studio:${p.user.userId}`, userId: p.user.userId, action: 'account.password_changed', vipRequestId: null, fromState: null, toState: null, detail: null, requestRef });

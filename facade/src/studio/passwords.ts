@@ -14,9 +14,7 @@
  * takes as long as one for a known account with a wrong password.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as en from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { TtsError } from '@tts/common';
 
 /** Shortest accepted password, in characters (after normalization). */
@@ -25,16 +23,33 @@ export const PASSWORD_MIN_LENGTH = 12;
 /** Longest accepted password, in characters: long passphrases fit, a 10 KB body does not. */
 export const PASSWORD_MAX_LENGTH = 128;
 
-const COMMON = new Set<string>(common.dictionary['passwords-common']);
-
 /** Lowest accepted zxcvbn score (0-4): 3 is "safely unguessable" (about 10^8 guesses and more). */
 export const PASSWORD_MIN_SCORE = 3;
 
-let estimator: ZxcvbnFactory | undefined;
-/** The zxcvbn estimator with the common and English dictionaries and keyboard graphs, built on first use. */
-function strength(): ZxcvbnFactory {
-  estimator ??= new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations });
-  return estimator;
+/** The breached-password list and the zxcvbn estimator (common and English dictionaries, keyboard graphs). */
+interface PasswordDictionaries {
+  readonly breached: ReadonlySet<string>;
+  readonly estimator: ZxcvbnFactory;
+}
+
+let dictionaries: Promise<PasswordDictionaries> | undefined;
+/**
+ * Loads the dictionaries at the first new password, not with the module: they take about 10 MB of
+ * the facade's heap, which a platform whose studio nobody registers with never needs (bench/README.md,
+ * `memory`). A failed load is tried again at the next password.
+ */
+function passwordDictionaries(): Promise<PasswordDictionaries> {
+  dictionaries ??= (async () => {
+    const [{ ZxcvbnFactory }, common, en] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')]);
+    return {
+      breached: new Set<string>(common.dictionary['passwords-common']),
+      estimator: new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations }),
+    };
+  })().catch((err: unknown) => {
+    dictionaries = undefined;
+    throw err;
+  });
+  return dictionaries;
 }
 
 /** The form every password is compared and hashed in. */
@@ -72,21 +87,22 @@ function core(p: string): string {
  * Checks a new password; throws STUDIO_PASSWORD_TOO_SHORT, STUDIO_PASSWORD_TOO_LONG or
  * STUDIO_PASSWORD_WEAK (with the reason) at `loc` ['body', 'password'].
  */
-export function checkNewPassword(password: string, context: { readonly username?: string | null; readonly email?: string | null }, field = 'password'): string {
+export async function checkNewPassword(password: string, context: { readonly username?: string | null; readonly email?: string | null }, field = 'password'): Promise<string> {
   const loc = ['body', field];
   const p = normalizePassword(password);
   const length = [...p].length;
   if (length < PASSWORD_MIN_LENGTH) throw new TtsError('STUDIO_PASSWORD_TOO_SHORT', `The password has ${length} characters; at least ${PASSWORD_MIN_LENGTH} are needed.`, { loc });
   if (length > PASSWORD_MAX_LENGTH) throw new TtsError('STUDIO_PASSWORD_TOO_LONG', `The password has ${length} characters; at most ${PASSWORD_MAX_LENGTH} are accepted.`, { loc });
+  const { breached, estimator } = await passwordDictionaries();
   const lower = p.toLowerCase();
-  if (COMMON.has(lower) || COMMON.has(core(p))) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is on a list of passwords known from breaches.', { loc });
+  if (breached.has(lower) || breached.has(core(p))) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is on a list of passwords known from breaches.', { loc });
   if (isRepetitiveOrSequential(p)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password is repetitive or sequential.', { loc });
   const names = [context.username, context.email?.split('@')[0]].map((name) => name?.normalize('NFKC').toLowerCase()).filter((n): n is string => n !== undefined && n.length >= 3);
   for (const n of names) {
     if (lower.includes(n)) throw new TtsError('STUDIO_PASSWORD_WEAK', 'The password contains the account\'s name.', { loc });
   }
   // Keyboard walks, dictionary words with substitutions, dates, repeated patterns: zxcvbn's estimate.
-  const result = strength().check(p, names);
+  const result = estimator.check(p, names);
   if (result.score < PASSWORD_MIN_SCORE) {
     const feedback = [result.feedback.warning, ...result.feedback.suggestions].filter((x): x is string => typeof x === 'string' && x !== '');
     throw new TtsError('STUDIO_PASSWORD_GUESSABLE', `The password's strength is ${result.score} of 4 (at least ${PASSWORD_MIN_SCORE} needed). ${feedback.join(' ')}`.trim(), { loc });

@@ -2,8 +2,7 @@
  * Code shared by the facade, the scheduler and the inference nodes: the error catalogue, config
  * readers, structured logging, gRPC plumbing and telemetry. Processes import it through this index.
  */
-export { ERROR_CATALOGUE, elevenLabsErrorOf, isErrorCode, openAiCodeOf, openAiValidationCode, type ElevenLabsErrorType, type ErrorCode, type ErrorSpec } from './errors/catalogue.js';
-export { TtsError } from './errors/tts-error.js';
+export * from './errors/index.js';
 export { SSML_MAX_BREAK_SEC, SSML_MAX_TOTAL_BREAK_SEC, dateFields, isSsml, parseSsml, type DateFormat, type Prosody, type SayAsKind, type SsmlSegment } from './ssml/ssml.js';
 export {
   IPA_SYMBOLS, LEXICON_LIMITS, checkLexicon, checkLexiconEntry, checkLexiconWord, invalidIpaSymbol, lexiconMessages, lexiconOfMessages, lexiconWordKey, mergeLexicons, normalizeLexiconWord,

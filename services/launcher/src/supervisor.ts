@@ -29,6 +29,27 @@ export interface ChildSpec {
  */
 const CHILD_NODE_OPTIONS = '--max-semi-space-size=2';
 
+/**
+ * glibc's malloc in every child (and in what a child starts, festival included), ahead of the
+ * child's own GLIBC_TUNABLES (so a later setting there wins; other C libraries ignore the
+ * variable): a block of 32 KiB or more gets a mapping of its own, given back when freed. V8 compiles
+ * on background threads in zone segments of up to 32 KiB, most of all the embedded database's
+ * WebAssembly in the control process, and each worker thread mallocs in an arena of its own; freed,
+ * those blocks stayed in glibc's arenas, never given back: 60-90 MB in the control process, ~20 MB
+ * in a node (bench/README.md, `memory`).
+ */
+const CHILD_MALLOC_TUNABLES = 'glibc.malloc.mmap_threshold=32768';
+
+/** A child's environment: `env` with the launcher's V8 and malloc settings ahead of its own NODE_OPTIONS and GLIBC_TUNABLES. */
+export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const own = env['GLIBC_TUNABLES']?.trim();
+  return {
+    ...env,
+    NODE_OPTIONS: `${CHILD_NODE_OPTIONS} ${env['NODE_OPTIONS'] ?? ''}`.trim(),
+    GLIBC_TUNABLES: own ? `${CHILD_MALLOC_TUNABLES}:${own}` : CHILD_MALLOC_TUNABLES,
+  };
+}
+
 function commandOf(entry: string): { cmd: string; args: string[] } {
   return { cmd: process.execPath, args: nodeArgsFor(fileURLToPath(import.meta.resolve(entry))) };
 }
@@ -53,8 +74,7 @@ export class Supervised {
   /** Spawns the child. */
   start(): void {
     const { cmd, args } = commandOf(this.spec.entry);
-    const env = { ...this.spec.env, NODE_OPTIONS: `${CHILD_NODE_OPTIONS} ${this.spec.env['NODE_OPTIONS'] ?? ''}`.trim() };
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const child = spawn(cmd, args, { env: childEnvironment(this.spec.env), stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
     this.child = child;
     let buffered = '';
     child.stdout?.on('data', (data: Buffer) => {

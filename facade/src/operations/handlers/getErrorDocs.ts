@@ -1,4 +1,3 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
 import { ERROR_CATALOGUE } from '@tts/common';
 import { handler } from '../../handler-context.js';
 
@@ -7,7 +6,7 @@ export function catalogueEntries(): Record<string, unknown>[] {
   return Object.entries(ERROR_CATALOGUE).map(([code, spec]) => ({
     code,
     http_status: spec.http,
-    grpc_status: GrpcStatus[spec.grpc],
+    grpc_status: spec.grpc,
     openai_type: spec.openaiType,
     message: spec.message,
     hint: spec.hint,

@@ -2,8 +2,6 @@ import { quoteSchema, toDatabaseError, type Database } from './database.js';
 import { wrapDriver, type Driver } from './driver.js';
 import { migrate, MigrationError } from './migrate.js';
 import type { Migration } from './migration.js';
-import { ownedPgliteDriver, sharedPgliteDriver, startPglite } from './pglite-driver.js';
-import { connectPostgres } from './postgres-driver.js';
 
 /** Options of `openDatabase`. */
 export interface OpenDatabaseOptions {
@@ -40,15 +38,18 @@ export interface OpenDatabaseOptions {
 /**
  * Opens the database and applies `options.migrations` (see `migrate`): PostgreSQL through
  * postgres.js when `url` is set, otherwise the embedded PGlite. Rejects when the server is
- * unreachable or a migration fails; the pool is closed again in that case.
+ * unreachable or a migration fails; the pool is closed again in that case. Only the engine used
+ * is loaded (bench/README.md, `memory`).
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const schema = options.schema ?? 'public';
   quoteSchema(schema);
   let driver: Driver;
   if (options.url !== undefined && options.url !== '') {
+    const { connectPostgres } = await import('./postgres-driver.js');
     driver = connectPostgres({ url: options.url, schema, maxConnections: options.maxConnections ?? 10 });
   } else {
+    const { ownedPgliteDriver, startPglite } = await import('./pglite-driver.js');
     const pg = await startPglite(options.dataDir);
     try {
       driver = await ownedPgliteDriver(pg, schema);
@@ -95,6 +96,7 @@ export async function openOnDriver(driver: Driver, migrations: readonly Migratio
 export async function openEmbeddedDatabases(dataDir: string | undefined, schemas: readonly string[]): Promise<{ readonly databases: ReadonlyMap<string, Database>; close(): Promise<void> }> {
   const distinct = [...new Set(schemas)];
   for (const s of distinct) quoteSchema(s);
+  const { ownedPgliteDriver, sharedPgliteDriver, startPglite } = await import('./pglite-driver.js');
   const pg = await startPglite(dataDir);
   const databases = new Map<string, Database>();
   try {

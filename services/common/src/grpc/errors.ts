@@ -18,7 +18,7 @@ export function toServiceError(err: unknown): ServiceError {
   if (tts.loc.length > 0) metadata.set(LOC_KEY, JSON.stringify(tts.loc));
   if (tts.retryAfterSec !== undefined) metadata.set(RETRY_KEY, String(tts.retryAfterSec));
   const out = new Error(tts.message) as ServiceError;
-  out.code = ERROR_CATALOGUE[tts.code].grpc;
+  out.code = GrpcStatus[ERROR_CATALOGUE[tts.code].grpc];
   out.details = tts.message;
   out.metadata = metadata;
   return out;

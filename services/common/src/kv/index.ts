@@ -7,11 +7,10 @@
 import type { Logger } from '../logging/logger.js';
 import type { Kv } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
-import { connectRedisKv } from './redis-kv.js';
 
 export { checkRule, type Kv, type KvBackend, type RateLimitDecision, type RateLimiter, type RateLimitRule, type RedisClient } from './kv.js';
 export { MemoryKv, type Clock, type MemoryKvOptions } from './memory-kv.js';
-export { RedisKv } from './redis-kv.js';
+export type { RedisKv } from './redis-kv.js';
 
 /** Options of `openKv`. */
 export interface OpenKvOptions {
@@ -25,11 +24,13 @@ export interface OpenKvOptions {
 
 /**
  * Opens the store: Redis when `url` is set (resolving once connected, rejecting when the server is
- * unreachable), otherwise the in-process store.
+ * unreachable), otherwise the in-process store. The Redis client library loads only then: a process
+ * without Redis never holds its few hundred modules (bench/README.md, `memory`).
  */
 export async function openKv(options: OpenKvOptions): Promise<Kv> {
   if (options.prefix === '' || /\s/.test(options.prefix)) throw new RangeError('prefix must be non-empty and without white space');
   if (options.url === undefined || options.url === '') return new MemoryKv({ prefix: options.prefix });
+  const { connectRedisKv } = await import('./redis-kv.js');
   return connectRedisKv({ url: options.url, prefix: options.prefix, ...(options.logger ? { logger: options.logger } : {}) });
 }
 
@@ -37,4 +38,4 @@ export async function openKv(options: OpenKvOptions): Promise<Kv> {
 export { clampPriority, type QueueEntry, type QueueStats, type WorkQueue } from './queue.js';
 export { openWorkQueue, type WorkQueueOptions } from './queue-open.js';
 export { MemoryWorkQueue } from './queue-memory.js';
-export { RedisWorkQueue } from './queue-redis.js';
+export type { RedisWorkQueue } from './queue-redis.js';

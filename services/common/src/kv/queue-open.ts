@@ -2,7 +2,6 @@
 import type { Kv } from './kv.js';
 import type { WorkQueue } from './queue.js';
 import { MemoryWorkQueue } from './queue-memory.js';
-import { RedisWorkQueue } from './queue-redis.js';
 
 /** Options of `openWorkQueue`. */
 export interface WorkQueueOptions {
@@ -20,7 +19,10 @@ export async function openWorkQueue(kv: Kv, options: WorkQueueOptions): Promise<
   if (!Number.isInteger(priorities) || priorities < 1 || priorities > 16) throw new RangeError(`priorities must be 1..16, got ${priorities}`);
   if (!/^[\w.-]+$/.test(options.name)) throw new RangeError(`Invalid queue name "${options.name}"`);
   const group = options.group ?? 'workers';
-  if (kv.backend.kind === 'redis') return RedisWorkQueue.open(kv.backend.client, `${kv.prefix}:${options.name}`, priorities, group);
+  if (kv.backend.kind === 'redis') {
+    const { RedisWorkQueue } = await import('./queue-redis.js');
+    return RedisWorkQueue.open(kv.backend.client, `${kv.prefix}:${options.name}`, priorities, group);
+  }
   return new MemoryWorkQueue(priorities);
 }
 

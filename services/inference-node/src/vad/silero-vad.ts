@@ -9,8 +9,9 @@
  * `run`, and onnxruntime-node defers each run by a `setImmediate`, so the event loop is served
  * between windows. Calls may overlap: each keeps its own recurrent state.
  */
-import ort from 'onnxruntime-node';
+import type * as ort from 'onnxruntime-node';
 import { samplesAt } from '../audio/resample.js';
+import { onnxRuntime } from '../engines/piper/onnx-session.js';
 import type { PcmAudio } from '../audio/pcm.js';
 
 /** The model's sample rate. */
@@ -72,14 +73,15 @@ export async function createSileroVad(modelPath: string, options: SileroVadOptio
     minSilenceSamples: (VAD_SAMPLE_RATE * (options.minSilenceMs ?? 100)) / 1000,
     padSamples: Math.round((VAD_SAMPLE_RATE * (options.speechPadMs ?? 30)) / 1000),
   };
+  const runtime = await onnxRuntime();
   let lastError: unknown;
   for (const provider of options.executionProviders ?? ['cpu']) {
     try {
-      const session = await ort.InferenceSession.create(modelPath, { executionProviders: [provider], intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 });
+      const session = await runtime.InferenceSession.create(modelPath, { executionProviders: [provider], intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 });
       for (const name of ['input', 'state', 'sr']) {
         if (!session.inputNames.includes(name)) throw new Error(`${modelPath} is not a Silero VAD v5/v6 model (no "${name}" input)`);
       }
-      return new SileroVadImpl(session, provider, settings);
+      return new SileroVadImpl(runtime, session, provider, settings);
     } catch (error) {
       lastError = error;
     }
@@ -96,9 +98,11 @@ interface Settings {
 }
 
 class SileroVadImpl implements SileroVad {
-  private readonly sr = new ort.Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]), []);
+  private readonly sr: ort.Tensor;
 
-  constructor(private readonly session: ort.InferenceSession, readonly device: string, private readonly settings: Settings) {}
+  constructor(private readonly runtime: typeof ort, private readonly session: ort.InferenceSession, readonly device: string, private readonly settings: Settings) {
+    this.sr = new runtime.Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]), []);
+  }
 
   async probabilities(audio: PcmAudio): Promise<Float32Array> {
     return this.probabilitiesAt16k(samplesAt(audio, VAD_SAMPLE_RATE));
@@ -107,7 +111,7 @@ class SileroVadImpl implements SileroVad {
   private async probabilitiesAt16k(samples: Float32Array): Promise<Float32Array> {
     const windows = Math.ceil(samples.length / VAD_WINDOW);
     const probs = new Float32Array(windows);
-    let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+    let state: ort.Tensor = new this.runtime.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
     const frame = new Float32Array(CONTEXT + VAD_WINDOW);
     for (let w = 0; w < windows; w++) {
       // The last CONTEXT samples of the previous input become this input's head.
@@ -115,7 +119,7 @@ class SileroVadImpl implements SileroVad {
       const chunk = samples.subarray(w * VAD_WINDOW, (w + 1) * VAD_WINDOW);
       frame.set(chunk, CONTEXT);
       if (chunk.length < VAD_WINDOW) frame.fill(0, CONTEXT + chunk.length);
-      const result = await this.session.run({ input: new ort.Tensor('float32', frame.slice(), [1, CONTEXT + VAD_WINDOW]), state, sr: this.sr });
+      const result = await this.session.run({ input: new this.runtime.Tensor('float32', frame.slice(), [1, CONTEXT + VAD_WINDOW]), state, sr: this.sr });
       probs[w] = (result['output']!.data as Float32Array)[0]!;
       state = result['stateN'] as ort.Tensor;
     }

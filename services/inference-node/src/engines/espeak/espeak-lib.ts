@@ -5,7 +5,7 @@
  */
 import koffi, { type IKoffiLib } from 'koffi';
 import { int16ToFloat } from '../../audio/pcm.js';
-import { TtsError } from '@tts/common';
+import { TtsError } from '@tts/common/errors';
 import type { WordTiming } from '../engine.js';
 
 /** The default libespeak-ng shared object. */

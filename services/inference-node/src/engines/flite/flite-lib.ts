@@ -12,7 +12,7 @@
 import koffi, { type IKoffiLib } from 'koffi';
 import { dirname, join } from 'node:path';
 import { int16ToFloat } from '../../audio/pcm.js';
-import { TtsError } from '@tts/common';
+import { TtsError } from '@tts/common/errors';
 import type { WordTiming } from '../engine.js';
 
 /** Short names of the flite voices this engine knows (library `libflite_cmu_us_<name>.so.1`). */

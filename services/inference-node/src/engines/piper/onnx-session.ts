@@ -4,7 +4,17 @@
  * skipped), thread counts and graph optimization level. Used both on the main thread and inside
  * the ONNX worker.
  */
-import ort from 'onnxruntime-node';
+import type * as ort from 'onnxruntime-node';
+
+let runtime: Promise<typeof ort> | undefined;
+/**
+ * onnxruntime-node, loaded with the first session: a node that runs no ONNX model (no piper voice,
+ * VAD trimming off) never loads its native library, ~6 MB of its memory (bench/README.md, `memory`).
+ */
+export function onnxRuntime(): Promise<typeof ort> {
+  runtime ??= import('onnxruntime-node');
+  return runtime;
+}
 
 /** Graph optimization levels of onnxruntime. */
 export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';
@@ -49,6 +59,7 @@ export function normalizeProviders(providers: readonly string[] | undefined): st
  * order. Rejects with the last provider's error when none works.
  */
 export async function createSession(modelPath: string, config: OnnxSessionConfig): Promise<CreatedSession> {
+  const ort = await onnxRuntime();
   const skipped: { provider: string; error: string }[] = [];
   for (const provider of normalizeProviders(config.executionProviders)) {
     try {
@@ -73,8 +84,9 @@ export async function createSession(modelPath: string, config: OnnxSessionConfig
 
 /** Runs `session` on plain tensors and returns the requested (default: all) outputs as plain tensors. */
 export async function runSession(session: ort.InferenceSession, feeds: Readonly<Record<string, PlainTensor>>): Promise<Record<string, PlainTensor>> {
+  const { Tensor } = await onnxRuntime();
   const ortFeeds: Record<string, ort.Tensor> = {};
-  for (const [name, t] of Object.entries(feeds)) ortFeeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+  for (const [name, t] of Object.entries(feeds)) ortFeeds[name] = new Tensor(t.type, t.data, t.dims);
   const results = await session.run(ortFeeds);
   const out: Record<string, PlainTensor> = {};
   for (const [name, value] of Object.entries(results)) {

@@ -3,7 +3,7 @@
  * one FIFO queue. Each slot runs one task at a time. A slot that dies is replaced: its in-flight
  * task rejects with `TTS_ENGINE_FAILED` (retryable) and a new slot starts, so the next task succeeds.
  */
-import { TtsError } from '@tts/common';
+import { TtsError } from '@tts/common/errors';
 
 /** One execution slot of a pool. */
 export interface PoolSlot {

@@ -8,7 +8,7 @@
  * Busy workers are asked to exit after their current request instead.
  */
 import { Worker } from 'node:worker_threads';
-import { TtsError } from '@tts/common';
+import { TtsError } from '@tts/common/errors';
 import { SlotPool, type PoolSlot } from './slot-pool.js';
 import type { ControlMessage, WorkerMessage } from './worker-protocol.js';
 

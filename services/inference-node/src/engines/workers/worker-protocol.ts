@@ -1,5 +1,5 @@
 /** Messages exchanged between a {@link WorkerPool} and its worker threads. */
-import type { ErrorCode } from '@tts/common';
+import type { ErrorCode } from '@tts/common/errors';
 
 /**
  * Main thread -> worker. `exit` asks the worker to end itself once its current request is done

@@ -3,7 +3,7 @@
  * answers requests one at a time. Import it only from a worker entry module.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { TtsError } from '@tts/common';
+import { TtsError } from '@tts/common/errors';
 import type { ControlMessage, WorkerMessage } from './worker-protocol.js';
 
 /** What a request handler returns: the result and the buffers to transfer (not copy) with it. */
