@@ -116,12 +116,14 @@ describe('inference node drain on SIGTERM', { timeout: 180_000 }, () => {
     await assert.rejects(synthesize(node.address, 'Too late.'), 'a call after SIGTERM is refused');
 
     const drained = await inFlight;
+    // The drained call may take longer than the idle one did (a busy machine): "soon" is counted from its end.
+    const drainedAt = Date.now();
     const seconds = (r: SynthesizeResponse): number => r.metrics?.audioSeconds ?? 0;
     assert.ok(Math.abs(seconds(drained) - seconds(reference)) < 0.01 * seconds(reference), `the drained call delivers all its audio (${seconds(drained)} s, idle ${seconds(reference)} s)`);
     assert.ok(drained.audio.length > 0.99 * reference.audio.length);
     const { code, atMs } = await node.exited;
     assert.equal(code, 0);
-    assert.ok(atMs - signalledAt < workMs + 10_000, `exit soon after the work ends (${atMs - signalledAt} ms)`);
+    assert.ok(atMs - drainedAt < 10_000, `exit soon after the work ends (${atMs - drainedAt} ms after it, ${atMs - signalledAt} ms after SIGTERM)`);
   });
 
   test('NODE_DRAIN_TIMEOUT_MS bounds the drain: longer work is cut and the process exits in time', async () => {
