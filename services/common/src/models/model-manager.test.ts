@@ -86,10 +86,22 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   if (cuts > 0) {
     behaviour.interruptions.set(filePath, cuts - 1);
     res.write(rest.subarray(0, rest.length >> 1));
-    setTimeout(() => res.socket?.destroy(), 30);
+    // Cut once the client has written some of it to its partial file (a fixed pause was too short
+    // for a busy machine: nothing written, so nothing to resume).
+    void partialWritten(path.basename(filePath)).then(() => res.socket?.destroy());
     return;
   }
   res.end(rest);
+}
+
+/** Resolves once a partial download of `name` under the test's folders holds bytes (or after 10 s). */
+async function partialWritten(name: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    for (const entry of await readdir(root, { recursive: true })) {
+      if (entry.endsWith(`${name}.part`) && (await stat(path.join(root, entry)).catch(() => undefined))?.size) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 function manager(options: Partial<ConstructorParameters<typeof ModelManager>[0]> = {}): ModelManager {
