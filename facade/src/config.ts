@@ -80,6 +80,11 @@ export interface FacadeConfig {
    * STREAM_LIMIT_EXCEEDED. @default 4 (TTS_MAX_STREAMS_PER_CREDENTIAL)
    */
   readonly maxStreamsPerCredential: number;
+  /**
+   * Largest message a client may send on a WebSocket operation, bytes; a larger one closes the
+   * socket with 1009 (message too big). @default 65536 (TTS_WS_MAX_MESSAGE_BYTES)
+   */
+  readonly wsMaxMessageBytes: number;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
   readonly maxBodyBytes: number;
   /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
@@ -253,6 +258,7 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     maxConnectionsPerAddress: envInt(env, 'TTS_MAX_CONNECTIONS_PER_ADDRESS', 64, { min: 0, max: 100_000 }),
     connectionCapExempt: parseAddressRanges(envString(env, 'TTS_CONNECTION_CAP_EXEMPT', '127.0.0.0/8,::1'), 'TTS_CONNECTION_CAP_EXEMPT'),
     maxStreamsPerCredential: envInt(env, 'TTS_MAX_STREAMS_PER_CREDENTIAL', 4, { min: 1, max: 1000 }),
+    wsMaxMessageBytes: envInt(env, 'TTS_WS_MAX_MESSAGE_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLevel } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
+import { routeUpgrades } from './realtime/upgrade.js';
 import { capConnectionsPerAddress } from './middleware/connection-cap.js';
 import { checkFacadeConfig, loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './identity/access-services.js';
@@ -90,6 +91,8 @@ function createHttpServer(app: ReturnType<typeof createApp>, config: FacadeConfi
       logger.warn('connection refused: too many open connections from one address', { address, open, max: config.maxConnectionsPerAddress });
     },
   });
+  // WebSocket operations (the streaming sessions) go through the same app: realtime/upgrade.ts.
+  routeUpgrades(server, app, { maxMessageBytes: config.wsMaxMessageBytes });
   return server;
 }
 

@@ -398,6 +398,10 @@ export const ERROR_CATALOGUE = {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This credential already holds as many open long-lived streams (log streams) as it may.',
     hint: 'Close a stream you no longer read, or wait for the Retry-After delay; the cap is TTS_MAX_STREAMS_PER_CREDENTIAL per facade replica.', openaiType: 'rate_limit_error', retryable: true,
   },
+  WEBSOCKET_UPGRADE_REQUIRED: {
+    http: 426, grpc: 'FAILED_PRECONDITION', message: 'This operation is a WebSocket: the request must ask to upgrade the connection.',
+    hint: 'Connect with a WebSocket client (ws:// or wss://, `Connection: Upgrade`, `Upgrade: websocket`) rather than a plain HTTP request.', openaiType: 'invalid_request_error', retryable: false,
+  },
   STREAM_CONTEXTS_EXCEEDED: {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'The streaming session already has as many contexts open as it may; the text for a new one was refused.',
     hint: 'End or cancel a context first (its final message frees its place), or send the text to one already open; InteractiveStarted.max_contexts is the cap (TTS_SESSION_MAX_CONTEXTS).', openaiType: 'rate_limit_error', retryable: true,
