@@ -210,6 +210,7 @@ const SECRET_VARIABLES: Readonly<Record<string, string>> = {
   TTS_HUB_TOKEN_KEY: 'hub-token-key',
   TTS_CHALLENGE_SECRET: 'challenge-secret',
   TTS_SLIP_PROVIDER_KEY: 'slip-provider-key',
+  TTS_WYOMING_API_KEY: 'wyoming-api-key',
 };
 
 describe('Helm chart charts/tts-platform', () => {
@@ -342,6 +343,31 @@ describe('Helm chart charts/tts-platform', () => {
     assert.ok(!allowed(objects, billing, pod('inference-node'), 'grpc'));
     assert.ok(!allowed(objects, billing, pod('facade'), 'http'));
     assert.ok(!allowed(objects, billing, pod('scheduler'), 'metrics'));
+  });
+
+  test('facade.wyoming.enabled: the Wyoming port on the pod and the Service, TTS_WYOMING_* set, the key from the Secret, reached by networkPolicy.wyomingClients only', async () => {
+    const homeAssistant = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'home' } }, podSelector: { matchLabels: { app: 'home-assistant' } } }];
+    const objects = await render([profileValues('cpu'), valuesFile('wyoming', { facade: { wyoming: { enabled: true } }, networkPolicy: { wyomingClients: homeAssistant } })]);
+    const facade = workload(objects, 'facade');
+    const container = containerOf(facade);
+    assert.equal(portOf(container, 'wyoming'), 10200);
+    const config = configOf(objects, facade);
+    assert.deepEqual([config['TTS_WYOMING_PORT'], config['TTS_WYOMING_HOST']], ['10200', '0.0.0.0']);
+    assert.deepEqual(container.env?.find((e) => e.name === 'TTS_WYOMING_API_KEY')?.valueFrom?.secretKeyRef?.key, 'wyoming-api-key');
+    const service = byKind(objects, 'Service').find((o) => componentOf(o) === 'facade')!;
+    assert.ok((service.spec!['ports'] as { name: string; port: number; targetPort: string }[]).some((x) => x.name === 'wyoming' && x.port === 10200 && x.targetPort === 'wyoming'));
+    const pod = { labels: facade.spec!.template!.metadata.labels, container };
+    const home: Source = { label: 'home-assistant', namespace: 'home', namespaceLabels: nsLabels('home'), pod: { app: 'home-assistant' } };
+    assert.ok(allowed(objects, home, pod, 'wyoming'));
+    assert.ok(!allowed(objects, { ...home, pod: { app: 'other' } }, pod, 'wyoming'));
+    assert.ok(!allowed(objects, home, pod, 'http'));
+    assert.ok(!allowed(objects, { label: 'ingress', namespace: 'ingress-nginx', namespaceLabels: nsLabels('ingress-nginx'), pod: { 'app.kubernetes.io/name': 'ingress-nginx' } }, pod, 'wyoming'));
+    // Off by default: no port, no variable.
+    const off = workload(objectsOf('cpu'), 'facade');
+    assert.ok(!containerOf(off).ports?.some((x) => x.name === 'wyoming'));
+    assert.ok(!('TTS_WYOMING_PORT' in configOf(objectsOf('cpu'), off)));
+    // A Secret made by the chart needs the key then.
+    await assert.rejects(render([profileValues('cpu'), valuesFile('wyoming-secret', { facade: { wyoming: { enabled: true } }, secrets: { create: true, values: { databaseUrl: 'postgres://x', redisUrl: 'redis://x', adminKey: 'a', internalToken: 'i'.repeat(16), nodeJoinToken: 'j'.repeat(16), watermarkKeys: '1:w', hubTokenKey: 'ab'.repeat(32) } } })]), /wyomingApiKey/);
   });
 
   test('only the GPU values request nvidia.com/gpu, on the inference nodes, with GPU placement', () => {

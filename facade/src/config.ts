@@ -82,9 +82,25 @@ export interface FacadeConfig {
   readonly maxStreamsPerCredential: number;
   /**
    * Largest message a client may send on a WebSocket operation, bytes; a larger one closes the
-   * socket with 1009 (message too big). @default 65536 (TTS_WS_MAX_MESSAGE_BYTES)
+   * socket with 1009 (message too big). Also the cap on each part of a Wyoming event (header line,
+   * data, payload). @default 65536 (TTS_WS_MAX_MESSAGE_BYTES)
    */
   readonly wsMaxMessageBytes: number;
+  /**
+   * Port of the Wyoming server (Home Assistant's protocol for voice services, TCP): `describe`,
+   * `synthesize` and streamed synthesis; 0 picks a free one. Unset: no Wyoming server. (TTS_WYOMING_PORT)
+   */
+  readonly wyomingPort: number | undefined;
+  /**
+   * Interface the Wyoming server listens on. Wyoming has no authentication, so loopback unless set
+   * (a cluster sets the pod's address and keeps the service internal). @default "127.0.0.1" (TTS_WYOMING_HOST)
+   */
+  readonly wyomingHost: string;
+  /**
+   * The API key every Wyoming synthesis is the use of (rate, quota, concurrency, usage); required with
+   * TTS_WYOMING_PORT, the start stops naming it otherwise. (TTS_WYOMING_API_KEY)
+   */
+  readonly wyomingApiKey: string | undefined;
   /** Largest JSON body, bytes. @default 1048576 (TTS_MAX_BODY_BYTES) */
   readonly maxBodyBytes: number;
   /** Longest `text` of POST /api/tts. @default 10000 (TTS_MAX_TEXT_CHARS) — the OpenAPI document states the same bound. */
@@ -259,6 +275,9 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     connectionCapExempt: parseAddressRanges(envString(env, 'TTS_CONNECTION_CAP_EXEMPT', '127.0.0.0/8,::1'), 'TTS_CONNECTION_CAP_EXEMPT'),
     maxStreamsPerCredential: envInt(env, 'TTS_MAX_STREAMS_PER_CREDENTIAL', 4, { min: 1, max: 1000 }),
     wsMaxMessageBytes: envInt(env, 'TTS_WS_MAX_MESSAGE_BYTES', 64 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
+    wyomingPort: envOptional(env, 'TTS_WYOMING_PORT') === undefined ? undefined : envInt(env, 'TTS_WYOMING_PORT', 0, { min: 0, max: 65535 }),
+    wyomingHost: envString(env, 'TTS_WYOMING_HOST', '127.0.0.1'),
+    wyomingApiKey: envOptional(env, 'TTS_WYOMING_API_KEY'),
     maxBodyBytes: envInt(env, 'TTS_MAX_BODY_BYTES', 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
     maxTextChars: envInt(env, 'TTS_MAX_TEXT_CHARS', 10_000, { min: 1, max: 10_000 }),
     defaultVoice: envString(env, 'TTS_DEFAULT_VOICE', 'festival:slt'),
@@ -308,10 +327,14 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
 }
 
 /** Checks what no single variable's bounds can (also for start()'s overrides); returns `config`. */
-export function checkFacadeConfig<C extends Pick<FacadeConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'>>(config: C): C {
+export function checkFacadeConfig<C extends Pick<FacadeConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'wyomingPort' | 'wyomingApiKey'>>(config: C): C {
   // Node refuses a headers time-out longer than the request's.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError('TTS_HTTP_HEADERS_TIMEOUT_MS', `must not exceed TTS_HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}), got ${config.httpHeadersTimeoutMs}`);
+  }
+  // Wyoming has no credentials of its own: its use must be some key's.
+  if (config.wyomingPort !== undefined && config.wyomingApiKey === undefined) {
+    throw new ConfigError('TTS_WYOMING_API_KEY', 'must be set when TTS_WYOMING_PORT is: every Wyoming synthesis is metered to that API key');
   }
   return config;
 }

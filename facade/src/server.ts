@@ -7,6 +7,7 @@ import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLe
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
 import { routeUpgrades } from './realtime/upgrade.js';
+import { startWyomingServer, wyomingCaller, type RunningWyoming } from './realtime/wyoming/server.js';
 import { capConnectionsPerAddress } from './middleware/connection-cap.js';
 import { checkFacadeConfig, loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './identity/access-services.js';
@@ -54,9 +55,17 @@ export interface RunningFacade {
   /** Base URL, e.g. http://127.0.0.1:8080 */
   readonly url: string;
   readonly deps: FacadeDeps;
+  /** The Wyoming server, when TTS_WYOMING_PORT is set. */
+  readonly wyoming: RunningWyoming | undefined;
   /** Stops accepting connections and waits for in-flight requests (up to graceMs). */
   stop(graceMs?: number): Promise<void>;
 }
+
+/**
+ * How long a Wyoming connection may stay silent both ways before it is closed, ms (the streaming
+ * sessions' default inactivity time-out).
+ */
+const WYOMING_INACTIVITY_MS = 20_000;
 
 /** How often Node checks the headers and request time-outs of open connections, ms. */
 const CONNECTION_CHECK_INTERVAL_MS = 1000;
@@ -178,6 +187,15 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     await access.close();
     throw err;
   }
+  let wyoming: RunningWyoming | undefined;
+  try {
+    wyoming = await startWyoming(deps, logger);
+  } catch (err) {
+    server.close();
+    router.close();
+    await access.close();
+    throw err;
+  }
   deps.cleanup.start();
   deps.jobUsage.start();
   router.warm();
@@ -194,8 +212,11 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     port,
     url: `http://${host}:${port}`,
     deps,
+    wyoming,
     stop(graceMs = 10_000) {
       stopping ??= new Promise<void>((resolve) => {
+        // Its sessions are cancelled: a Wyoming client has no way to resume one elsewhere anyway.
+        void wyoming?.stop();
         const timer = setTimeout(() => {
           server.closeAllConnections();
           resolve();
@@ -209,6 +230,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
         // Log streams never end by themselves: end them so the server can close.
         deps.logStreams.closeAll();
       }).then(async () => {
+        await wyoming?.stop();
         router.close();
         stopBacklogGauges();
         await deps.metering.drain();
@@ -220,4 +242,28 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
       return stopping;
     },
   };
+}
+
+/**
+ * The Wyoming server of the facade's config (undefined when TTS_WYOMING_PORT is unset): every
+ * synthesis through the speech use case as TTS_WYOMING_API_KEY, event parts capped at
+ * TTS_WS_MAX_MESSAGE_BYTES like a WebSocket message.
+ */
+async function startWyoming(deps: FacadeDeps, logger: Logger): Promise<RunningWyoming | undefined> {
+  const { config } = deps;
+  if (config.wyomingPort === undefined || config.wyomingApiKey === undefined) return undefined;
+  const max = config.wsMaxMessageBytes;
+  return startWyomingServer(
+    {
+      speech: deps.speech,
+      cluster: deps.cluster,
+      caller: wyomingCaller(deps.access, config.wyomingApiKey),
+      defaultVoice: config.defaultVoice,
+      maxTextChars: config.maxTextChars,
+      // Session places per key: `sessionPlaces: deps.sessionLimits` once realtime/session-limits.ts is on main (issue 31, item 6).
+      logger,
+    },
+    { host: config.wyomingHost, port: config.wyomingPort, limits: { maxHeaderBytes: max, maxDataBytes: max, maxPayloadBytes: max }, inactivityMs: WYOMING_INACTIVITY_MS },
+    logger,
+  );
 }

@@ -74,6 +74,7 @@ const TTS_FIELDS: FieldNames = { text: 'text', voice: 'voice', engine: 'engine',
 const OPENAI_FIELDS: FieldNames = { text: 'input', voice: 'voice', engine: 'model', speed: 'speed', encoding: 'response_format', sampleRate: 'sample_rate' };
 const WEB_FIELDS: FieldNames = { text: 'text', voice: 'voice', speed: 'speed', encoding: 'format' };
 const ELEVENLABS_FIELDS: FieldNames = { text: 'text', voice: 'voice_id', engine: 'model_id', speed: 'speed', encoding: 'output_format', sampleRate: 'output_format', language: 'language_code' };
+const WYOMING_FIELDS: FieldNames = { text: 'text', voice: 'voice' };
 
 /** A preset on POST /api/tts supplies all of its voice setup; on the web job form, its voice and speed. */
 const TTS_PRESET: readonly PresetField[] = ['voice', 'engine', 'speed', 'format', 'reference'];
@@ -181,6 +182,15 @@ export function elevenLabsSettingsOf(
     mode: null,
     consentConfirmed: null,
   };
+}
+
+/**
+ * The settings of a Wyoming synthesis (`synthesize` or `synthesize-start`): the voice it picked
+ * (a voice id of its `info`), as raw 16-bit PCM at the voice's own rate (`sampleRate`), which is
+ * what Wyoming's audio chunks carry.
+ */
+export function wyomingSettingsOf(voice: string, sampleRate: number): SpeechSettings {
+  return { fields: WYOMING_FIELDS, voice, format: 'pcm', sampleRate, mode: null, consentConfirmed: null };
 }
 
 /** The settings of the web job form (its values are text). Throws TTS_SPEED_OUT_OF_RANGE (422). */

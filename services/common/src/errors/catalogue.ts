@@ -413,6 +413,15 @@ export const ERROR_CATALOGUE = {
   STREAM_CONTEXT_UNKNOWN: invalid('The message names a context the streaming session does not have (never opened, or already finished).', 'Open a context by sending it text first; a context id is free again once its final message has come.'),
   STREAM_CONTEXT_CLOSED: invalid('Text for a context whose input has already ended.', 'Wait for the context\'s final message and send the text as a new context, or use another context id.'),
   STREAM_PROTOCOL_VIOLATION: invalid('The streaming session\'s messages are out of order: its first message must be its settings, and only its first.', 'Send the settings once, first, then text, flush, cancel and end messages.'),
+  WYOMING_EVENT_INVALID: invalid('A Wyoming event is malformed: its header line or data is not a JSON object of the protocol\'s shape, or a field of the event has the wrong type; the connection is closed.', 'Send each event as the Wyoming protocol describes it: a JSON header line with `type` (and `data_length`, `payload_length` as byte counts), then the data JSON and the payload.'),
+  WYOMING_EVENT_TOO_LARGE: {
+    http: 413, grpc: 'INVALID_ARGUMENT', message: 'A Wyoming event\'s header line, data or payload is larger than the server takes; the connection is closed.',
+    hint: 'Send smaller events (text in several synthesize-chunk events); the cap on each part is TTS_WS_MAX_MESSAGE_BYTES.', openaiType: 'invalid_request_error', retryable: false,
+  },
+  WYOMING_IDLE_TIMEOUT: {
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The Wyoming connection sent and received nothing for the inactivity time-out; it is closed.',
+    hint: 'Open a new connection for the next request (Home Assistant does, one per synthesis).', openaiType: 'invalid_request_error', retryable: true,
+  },
   TTS_CONCURRENCY_LIMIT: {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This caller has as many syntheses in flight as its tier allows at once.',
     hint: 'Wait for one of your requests to finish (Retry-After), send fewer in parallel, use the asynchronous job API, or ask for a higher tier (TTS_TIER_CONCURRENCY sets the caps).', openaiType: 'rate_limit_error', retryable: true,
