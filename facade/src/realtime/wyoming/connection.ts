@@ -71,8 +71,6 @@ interface Run {
   readonly session: Promise<SpeechSession | undefined>;
   /** Settles (never rejects) once the use case returned; a failure has closed the connection. */
   readonly finished: Promise<void>;
-  /** Text has been pushed. */
-  pushed: boolean;
 }
 
 /** A client's connection. */
@@ -84,7 +82,7 @@ export class WyomingConnection {
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
   private stream: Run | undefined;
-  private runs = new Set<Promise<void>>();
+  private readonly runs = new Set<Promise<void>>();
   /** The platform's turn: a synthesize or a stopped stream being spoken (its wait is not the client's inactivity). */
   private speaking = 0;
   /** Waiting for the client to read what was written. */
@@ -178,10 +176,7 @@ export class WyomingConnection {
         if (!run) throw outOfOrder('synthesize-chunk came outside a stream; send synthesize-start first.');
         const text = stringField(data, 'text');
         const session = await run.session;
-        if (session && text !== '') {
-          await session.pushText(CONTEXT, text);
-          run.pushed = true;
-        }
+        if (session && text !== '') await session.pushText(CONTEXT, text);
         return;
       }
       case 'synthesize-stop': {
@@ -229,7 +224,7 @@ export class WyomingConnection {
       });
     this.runs.add(finished);
     void finished.finally(() => this.runs.delete(finished));
-    return { session, finished, pushed: false };
+    return { session, finished };
   }
 
   /** Writes the session's audio as Wyoming audio events until the session ends; throws its error. */
