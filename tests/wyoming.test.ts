@@ -34,11 +34,11 @@ describe('the Wyoming server', { timeout: 300_000 }, () => {
   const clients: WyomingClient[] = [];
 
   /** A Wyoming server on the platform whose syntheses are `apiKey`'s (a fresh key unless given). */
-  const serve = async (o: { apiKey?: string; inactivityMs?: number } = {}): Promise<{ server: RunningWyoming; keyId: string | undefined }> => {
-    const created = o.apiKey === undefined ? await p.createKey({ name: 'wyoming', tier: 'pro' }) : undefined;
+  const serve = async (o: { apiKey?: string; inactivityMs?: number; tier?: string } = {}): Promise<{ server: RunningWyoming; keyId: string | undefined }> => {
+    const created = o.apiKey === undefined ? await p.createKey({ name: 'wyoming', tier: o.tier ?? 'pro' }) : undefined;
     const d = p.facade.deps;
     const server = await startWyomingServer(
-      { speech: d.speech, cluster: d.cluster, caller: wyomingCaller(d.access, o.apiKey ?? created!.apiKey), defaultVoice: 'flite:slt', maxTextChars: 2000, logger: d.logger },
+      { speech: d.speech, cluster: d.cluster, caller: wyomingCaller(d.access, o.apiKey ?? created!.apiKey), sessionPlaces: d.sessionLimits, defaultVoice: 'flite:slt', maxTextChars: 2000, logger: d.logger },
       { host: '127.0.0.1', port: 0, limits: LIMITS, inactivityMs: o.inactivityMs ?? 60_000 },
       d.logger,
     );
@@ -238,6 +238,30 @@ describe('the Wyoming server', { timeout: 300_000 }, () => {
     }
     await waitFor(() => server.connections() === 0, 3000, 'the connections gone');
     await assertClean(server);
+  });
+
+  test('each synthesis holds one of the key\'s session places: past its tier\'s, SESSION_LIMIT_EXCEEDED; a place comes back when its stream ends', async () => {
+    const { server } = await serve({ tier: 'free' });
+    const max = p.facade.deps.access.tiers.ofKey('free').concurrentSessions;
+    const open: WyomingClient[] = [];
+    for (let i = 0; i < max; i++) {
+      const c = await client(server);
+      c.send('synthesize-start', {});
+      c.send('synthesize-chunk', { text: 'Hello, ' });
+      open.push(c);
+    }
+    await waitFor(() => p.nodes[0]!.context.admission.sessions() === max, 10_000, 'the sessions open');
+    const refused = await client(server);
+    refused.send('synthesize', { text: 'One more.' });
+    assert.equal((await refused.next('error')).data['code'], 'SESSION_LIMIT_EXCEEDED');
+    await refused.ended();
+    // One ends its stream: its place is free for the next.
+    open[0]!.send('synthesize-stop');
+    await open[0]!.next('synthesize-stopped');
+    const next = await client(server);
+    next.send('synthesize', { text: 'Now there is room.' });
+    await next.next('audio-stop');
+    assert.equal(next.ofType('error').length, 0);
   });
 
   test('a silent client is closed after the inactivity time-out with WYOMING_IDLE_TIMEOUT; one waiting for audio is not', async () => {

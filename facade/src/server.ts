@@ -32,6 +32,7 @@ import type { FacadeDeps } from './handler-context.js';
 import { CleanupService } from './operations/cleanup.js';
 import { LogStreamHub } from './operations/log-stream.js';
 import { StreamSlots } from './operations/stream-slots.js';
+import { SessionLimits } from './realtime/session-limits.js';
 import { NodeRouter } from './cluster/node-router.js';
 import { SloService } from './operations/slo/service.js';
 import { observeWriteBehind } from '@tts/common/telemetry';
@@ -60,12 +61,6 @@ export interface RunningFacade {
   /** Stops accepting connections and waits for in-flight requests (up to graceMs). */
   stop(graceMs?: number): Promise<void>;
 }
-
-/**
- * How long a Wyoming connection may stay silent both ways before it is closed, ms (the streaming
- * sessions' default inactivity time-out).
- */
-const WYOMING_INACTIVITY_MS = 20_000;
 
 /** How often Node checks the headers and request time-outs of open connections, ms. */
 const CONNECTION_CHECK_INTERVAL_MS = 1000;
@@ -156,6 +151,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     ),
     logStreams: new LogStreamHub(),
     streamSlots: new StreamSlots(config.maxStreamsPerCredential),
+    sessionLimits: new SessionLimits({ tiers: access.tiers, inactivityTimeoutSec: config.sessionInactivityTimeoutSec }),
     analysis,
     abuseReports: new AbuseReports(compliance, analysis, access.database),
     compliance,
@@ -246,8 +242,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
 
 /**
  * The Wyoming server of the facade's config (undefined when TTS_WYOMING_PORT is unset): every
- * synthesis through the speech use case as TTS_WYOMING_API_KEY, event parts capped at
- * TTS_WS_MAX_MESSAGE_BYTES like a WebSocket message.
+ * synthesis through the speech use case as TTS_WYOMING_API_KEY, in one of its session places
+ * (TTS_TIER_SESSIONS), event parts capped at TTS_WS_MAX_MESSAGE_BYTES like a WebSocket message, a
+ * silent connection closed after TTS_SESSION_INACTIVITY_TIMEOUT_SEC.
  */
 async function startWyoming(deps: FacadeDeps, logger: Logger): Promise<RunningWyoming | undefined> {
   const { config } = deps;
@@ -260,10 +257,10 @@ async function startWyoming(deps: FacadeDeps, logger: Logger): Promise<RunningWy
       caller: wyomingCaller(deps.access, config.wyomingApiKey),
       defaultVoice: config.defaultVoice,
       maxTextChars: config.maxTextChars,
-      // Session places per key: `sessionPlaces: deps.sessionLimits` once realtime/session-limits.ts is on main (issue 31, item 6).
+      sessionPlaces: deps.sessionLimits,
       logger,
     },
-    { host: config.wyomingHost, port: config.wyomingPort, limits: { maxHeaderBytes: max, maxDataBytes: max, maxPayloadBytes: max }, inactivityMs: WYOMING_INACTIVITY_MS },
+    { host: config.wyomingHost, port: config.wyomingPort, limits: { maxHeaderBytes: max, maxDataBytes: max, maxPayloadBytes: max }, inactivityMs: deps.sessionLimits.inactivityMs() },
     logger,
   );
 }

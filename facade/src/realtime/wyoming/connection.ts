@@ -16,17 +16,13 @@ import { TtsError, type Logger } from '@tts/common';
 import type { Voice } from '@tts/proto/synthesis';
 import type { Caller } from '../../middleware/access.js';
 import type { ClusterView } from '../../cluster/cluster.js';
+import type { SessionLimits } from '../session-limits.js';
 import type { SpeechSession } from '../../speech/interactive.js';
 import type { Speech } from '../../speech/speak.js';
 import { wyomingSettingsOf } from '../../speech/speech-request.js';
 import { EventDecoder, encodeEvent, type FrameLimits, type WyomingEvent } from './protocol.js';
 import { infoOf, pickVoice, type AskedVoice } from './voices.js';
 
-/** Session places per API key (realtime/session-limits.ts): a place, or a throw (429 SESSION_LIMIT_EXCEEDED). */
-export interface SessionPlaces {
-  /** Takes one of the caller's places; resolves to its release (idempotent). */
-  acquire(caller: Caller): Promise<() => void> | (() => void);
-}
 
 /** What a connection works with. */
 export interface WyomingServices {
@@ -34,8 +30,8 @@ export interface WyomingServices {
   readonly cluster: Pick<ClusterView, 'snapshot'>;
   /** The caller every synthesis is metered to, checked at each synthesis (a revoked key stops at once). */
   readonly caller: () => Promise<Caller>;
-  /** Places of the caller's sessions, when limited. */
-  readonly sessionPlaces?: SessionPlaces;
+  /** The caller's session places (TTS_TIER_SESSIONS): one per synthesis, SESSION_LIMIT_EXCEEDED past them. */
+  readonly sessionPlaces: Pick<SessionLimits, 'acquire'>;
   /** The platform default voice (a synthesis naming none speaks with it). */
   readonly defaultVoice: string;
   /** Longest text of one `synthesize`. */
@@ -205,7 +201,7 @@ export class WyomingConnection {
   private async start(asked: AskedVoice, endpoint: string): Promise<Run> {
     const caller = await this.s.caller();
     const voice = pickVoice(asked, (await this.s.cluster.snapshot()).voices, this.s.defaultVoice);
-    const release = await this.s.sessionPlaces?.acquire(caller);
+    const release = this.s.sessionPlaces.acquire(caller);
     let opened!: (session: SpeechSession | undefined) => void;
     const session = new Promise<SpeechSession | undefined>((resolve) => (opened = resolve));
     const finished = this.s.speech
@@ -219,7 +215,7 @@ export class WyomingConnection {
       })
       .catch((err: unknown) => this.fail(err))
       .finally(() => {
-        release?.();
+        release();
         opened(undefined);
       });
     this.runs.add(finished);

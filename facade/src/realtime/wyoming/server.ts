@@ -13,7 +13,7 @@ import { RateLimitedError } from '../../identity/index.js';
 import type { Caller } from '../../middleware/access.js';
 import { WyomingConnection, type ConnectionOptions, type WyomingServices } from './connection.js';
 
-export type { SessionPlaces, WyomingServices } from './connection.js';
+export type { WyomingServices } from './connection.js';
 
 /** Where and how the server listens. */
 export interface WyomingServerOptions extends ConnectionOptions {
