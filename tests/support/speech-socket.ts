@@ -59,9 +59,23 @@ export class SpeechSocket {
 
   /** Waits until `check` holds over what was received; throws when the socket closed first or on time-out. */
   async until(check: (s: SpeechSocket) => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    while (!check(this)) {
+    await this.waitFor(() => {
+      if (check(this)) return true;
       if (this.closed) throw new Error(`the socket closed (${this.closed.code} ${this.closed.reason}) before ${what}`);
+      return false;
+    }, what, timeoutMs);
+  }
+
+  /** Waits for the close frame; resolves with its code and reason. */
+  async untilClosed(timeoutMs = 20_000): Promise<{ code: number; reason: string }> {
+    await this.waitFor(() => this.closed !== undefined, 'the socket to close', timeoutMs);
+    return this.closed!;
+  }
+
+  /** Re-checks `done` at every frame and at the close, until it holds or `timeoutMs` has passed. */
+  private async waitFor(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (!done()) {
       const left = deadline - performance.now();
       if (left <= 0) throw new Error(`timed out waiting for ${what}`);
       await new Promise<void>((resolve) => {
@@ -72,23 +86,6 @@ export class SpeechSocket {
         });
       });
     }
-  }
-
-  /** Waits for the close frame; resolves with its code and reason. */
-  async untilClosed(timeoutMs = 20_000): Promise<{ code: number; reason: string }> {
-    const deadline = performance.now() + timeoutMs;
-    while (!this.closed) {
-      const left = deadline - performance.now();
-      if (left <= 0) throw new Error('timed out waiting for the socket to close');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.closed;
   }
 
   /** The audio of one context: each `audio` message's binary frame, checked to follow it at once with its announced length. */
