@@ -105,11 +105,6 @@ class SpeechStream {
   }
 
   async run(): Promise<void> {
-    // SESSION LIMITS (issue 31, item 6): once main has `deps.sessionLimits`
-    // (realtime/session-limits.ts), the caller's session place is taken here, after the handshake
-    // so that a browser reads the refusal: `release = sessionLimits.acquire(caller)`, its
-    // SESSION_LIMIT_EXCEEDED answered with `this.refuse(err)` (close 4429), released when `closed`
-    // resolves; and `inactivitySecOf` below gives way to `sessionLimits.inactivityMs(asked)`.
     await this.closed;
   }
 
@@ -331,7 +326,11 @@ class SpeechStream {
   }
 }
 
-/** The inactivity timeout for what the client asked (the document bounds it: 1 to 180 s). */
+/**
+ * The inactivity timeout for what the client asked (the document bounds it: 1 to 180 s).
+ * SESSION LIMITS (issue 31, item 6): gives way to `deps.sessionLimits.inactivityMs(asked)` (with
+ * TTS_SESSION_INACTIVITY_TIMEOUT_SEC) once main's realtime/session-limits.ts is merged.
+ */
 function inactivitySecOf(asked: number | undefined): number {
   return Math.min(asked ?? DEFAULT_INACTIVITY_SEC, MAX_INACTIVITY_SEC);
 }
