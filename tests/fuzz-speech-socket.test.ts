@@ -21,7 +21,7 @@ import { startPlatform, waitFor, type TestPlatform } from './support/platform.js
 import { hostileString, mutantArb, validArb, type Schema } from './support/openapi-fuzz.js';
 import { SpeechSocket, speechSocketUrl } from './support/speech-socket.js';
 
-const SEED = Number(process.env['FUZZ_SEED'] ?? 20_261_129);
+const SEED = Number(process.env['FUZZ_SEED'] ?? 20_261_126);
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 24);
 
 const doc = parse(readFileSync(asyncApiPath(), 'utf8')) as Schema;
