@@ -120,6 +120,8 @@ const WAV = toneWav(4);
 const SAMPLES: Readonly<Record<string, Sample>> = {
   ttsSynthesize: { path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' } },
   createSpeech: { path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' } },
+  // A WebSocket operation called without the upgrade: past access control, the handler's 426.
+  streamSpeech: { path: '/v1/audio/speech/stream', ok: 426 },
   elevenLabsConvert: { path: '/v1/text-to-speech/flite:slt?output_format=pcm_16000', body: { text: 'Hi.' } },
   elevenLabsStream: { path: '/v1/text-to-speech/flite:slt/stream?output_format=mp3_22050_32', body: { text: 'Hi.' } },
   elevenLabsConvertWithTimestamps: { path: '/v1/text-to-speech/alloy/with-timestamps?output_format=alaw_8000', body: { text: 'Hi.' } },

@@ -43,6 +43,9 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   revokeStudioUserSessions: { method: 'POST', path: '/api/studio/admin/users/USERID/revoke-sessions', ok: 200 },
   ttsSynthesize: { method: 'POST', path: '/api/tts', body: { text: 'Hi.', voice: 'flite:slt' }, ok: 200 },
   createSpeech: { method: 'POST', path: '/v1/audio/speech', body: { model: 'tts-1', input: 'Hi.', voice: 'flite:slt', response_format: 'wav' }, ok: 200 },
+  // A WebSocket operation without the upgrade: past access control, the handler's 426.
+  streamSpeech: { method: 'GET', path: '/v1/audio/speech/stream', ok: 426 },
+  createSpeechStreamToken: { method: 'POST', path: '/v1/audio/speech/stream/tokens', ok: 201 },
   elevenLabsConvert: { method: 'POST', path: '/v1/text-to-speech/flite:slt?output_format=pcm_16000', body: { text: 'Hi.' }, ok: 200 },
   elevenLabsStream: { method: 'POST', path: '/v1/text-to-speech/flite:slt/stream?output_format=pcm_16000', body: { text: 'Hi.' }, ok: 200 },
   elevenLabsConvertWithTimestamps: { method: 'POST', path: '/v1/text-to-speech/flite:slt/with-timestamps?output_format=pcm_16000', body: { text: 'Hi.' }, ok: 200 },
@@ -58,6 +61,7 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   getVersion: { method: 'GET', path: '/api/system/version', ok: 200 },
   getQuickstart: { method: 'GET', path: '/api/quickstart', ok: 200 },
   exportOpenapi: { method: 'GET', path: '/api/openapi/export', ok: 200 },
+  exportAsyncapi: { method: 'GET', path: '/api/asyncapi/export', ok: 200 },
   getErrorDocs: { method: 'GET', path: '/api/errors/docs', ok: 200 },
   classifyError: { method: 'POST', path: '/api/errors/classify', body: { http_status: 503 }, ok: 200 },
   getAuthConfig: { method: 'GET', path: '/api/auth/config', ok: 200 },

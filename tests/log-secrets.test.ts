@@ -3,7 +3,7 @@
  * every log line of the whole test run) recognises each credential format of the platform and the
  * tests' passwords, and not their public or masked forms; and a platform that logs at debug level
  * while it is handed every kind of credential (API keys good and bad, in each header that carries
- * one, the administrator key, a
+ * one, the administrator key, a speech WebSocket token (minted, used, reused), a
  * studio login with a password and a wrong one, a session, web job tokens in headers and URLs, a
  * challenge pass, a model-hub token) writes none of them in a log line.
  */
@@ -14,6 +14,7 @@ import { setLogLevel, setLogSink } from '@tts/common';
 import { generateApiKey, solveChallenge } from '@tts/facade/testing';
 import { findSecrets, type SECRET_PATTERNS, testLiterals } from './support/secret-scan.js';
 import { postJson, startPlatform, waitFor } from './support/platform.js';
+import { HandshakeRefused, SpeechSocket, speechSocketUrl } from './support/speech-socket.js';
 
 describe('the secrets-in-logs scan', () => {
   test('finds every credential format and the tests\' passwords, not public prefixes or masks', () => {
@@ -26,6 +27,7 @@ describe('the secrets-in-logs scan', () => {
       job_token: `job_0123456789.1767225600.${'a'.repeat(43)}`,
       challenge_pass: `p1.AbCdEfGhIjKlMnOp.1767225600.${'Q'.repeat(43)}`,
       hub_token: 'hf_validTokenForTests0123456789',
+      stream_token: `wst_${'a-Z_9'.repeat(8)}xyz`,
     };
     for (const [kind, secret] of Object.entries(samples)) {
       const found = findSecrets(`{"msg":"request","x":"${secret}"}\n`, 'sample.log');
@@ -95,6 +97,21 @@ describe('a platform logging at debug level writes no credential it is handed', 
       await waitFor(async () => ((await (await fetch(url(`/api/web/jobs/${jobId}?token=${encodeURIComponent(token)}`))).json()) as { status: string }).status === 'completed', 30_000, 'web job');
       assert.equal((await fetch(url(`/api/web/jobs/${jobId}/audio`), { headers: { 'x-job-token': token } })).status, 200);
       assert.equal((await fetch(url(`/api/web/jobs/${jobId}/audio?token=${encodeURIComponent(`${token}x`)}`))).status, 403);
+      // A speech WebSocket token: minted, used in the socket's URL, used again (refused); and a made-up one.
+      const minted = await fetch(url('/v1/audio/speech/stream/tokens'), { method: 'POST', headers: { 'x-api-key': p.apiKey } });
+      assert.equal(minted.status, 201);
+      const { token: streamToken } = (await minted.json()) as { token: string };
+      handed.push(streamToken);
+      const socket = await SpeechSocket.open(speechSocketUrl(p.url, streamToken));
+      socket.send({ type: 'session.start', model: 'tts-1', voice: 'flite:slt', response_format: 'wav' });
+      socket.send({ type: 'text', text: 'A socket.' });
+      socket.send({ type: 'close' });
+      assert.equal((await socket.untilClosed()).code, 1000);
+      for (const t of [streamToken, `wst_${'Q'.repeat(43)}`]) {
+        const refused = await SpeechSocket.open(speechSocketUrl(p.url, t)).then(() => undefined, (e: unknown) => e);
+        assert.ok(refused instanceof HandshakeRefused && refused.status === 401);
+      }
+      handed.push(`wst_${'Q'.repeat(43)}`);
       // The model-hub token (the hub is unreachable: stored or refused, never logged).
       const hubToken = 'hf_validTokenForTests0123456789';
       handed.push(hubToken);

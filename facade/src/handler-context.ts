@@ -15,6 +15,7 @@ import type { Metering } from './speech/metering.js';
 import type { ProvenanceMarks } from './compliance/provenance.js';
 import type { JobUsage } from './jobs/job-usage.js';
 import type { OpenApiDocument } from './operations/openapi-document.js';
+import type { ClientMessageReader } from './realtime/speech-stream-protocol.js';
 import type { Readiness } from './cluster/readiness.js';
 import type { Speech } from './speech/speak.js';
 import type { CleanupService } from './operations/cleanup.js';
@@ -58,6 +59,10 @@ export interface FacadeDeps {
   readonly cluster: ClusterView;
   readonly readiness: Readiness;
   readonly openapi: OpenApiDocument;
+  /** The AsyncAPI document of the speech WebSocket. */
+  readonly asyncapi: OpenApiDocument;
+  /** Reads the speech WebSocket's client messages with the AsyncAPI document's schemas. */
+  readonly speechMessages: ClientMessageReader;
   readonly access: AccessServices;
   /** The speech use case's metering (its records are drained at shutdown). */
   readonly metering: Metering;

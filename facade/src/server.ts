@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLevel } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
-import { routeUpgrades } from './realtime/upgrade.js';
+import { routeUpgrades, type WebSockets } from './realtime/upgrade.js';
 import { capConnectionsPerAddress } from './middleware/connection-cap.js';
 import { checkFacadeConfig, loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './identity/access-services.js';
@@ -24,7 +24,8 @@ import { AnalysisGateway } from './references/audio-analysis.js';
 import { ReferenceService } from './references/references.js';
 import { Lexicons } from './speech/lexicons.js';
 import { Speech } from './speech/speak.js';
-import { loadOpenApiDocument } from './operations/openapi-document.js';
+import { loadAsyncApiDocument, loadOpenApiDocument } from './operations/openapi-document.js';
+import { ClientMessageReader } from './realtime/speech-stream-protocol.js';
 import { Readiness } from './cluster/readiness.js';
 import { SynthesisGateway } from './speech/synthesis.js';
 import type { FacadeDeps } from './handler-context.js';
@@ -69,7 +70,7 @@ const CONNECTION_CHECK_INTERVAL_MS = 1000;
  * per peer address (middleware/connection-cap.ts). The minimum body rate is the body readers'
  * (middleware/bodies.ts).
  */
-function createHttpServer(app: ReturnType<typeof createApp>, config: FacadeConfig, logger: Logger): Server {
+function createHttpServer(app: ReturnType<typeof createApp>, config: FacadeConfig, logger: Logger): { server: Server; webSockets: WebSockets } {
   const server = createServer(
     {
       headersTimeout: config.httpHeadersTimeoutMs,
@@ -92,8 +93,8 @@ function createHttpServer(app: ReturnType<typeof createApp>, config: FacadeConfi
     },
   });
   // WebSocket operations (the streaming sessions) go through the same app: realtime/upgrade.ts.
-  routeUpgrades(server, app, { maxMessageBytes: config.wsMaxMessageBytes });
-  return server;
+  const webSockets = routeUpgrades(server, app, { maxMessageBytes: config.wsMaxMessageBytes });
+  return { server, webSockets };
 }
 
 /** Builds the facade and listens. */
@@ -125,12 +126,15 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
   const presets = new StudioPresets(access.studioRepo, cluster, async (owner, id) => (await referenceRepo.get(owner, id)) !== undefined);
   const references = new ReferenceService(referenceRepo, analysis, { retentionHours: config.referenceRetentionHours, maxStoredSec: config.referenceMaxStoredSec });
   const lexicons = new Lexicons(new LexiconRepository(access.database), access.studioRepo, new LexiconCache(access.kv, { logger }));
+  const asyncapi = loadAsyncApiDocument();
   const deps: FacadeDeps = {
     config,
     provenance,
     cluster,
     readiness: new Readiness(cluster, config.defaultVoice),
     openapi: loadOpenApiDocument(),
+    asyncapi,
+    speechMessages: new ClientMessageReader(asyncapi.document),
     access,
     metering,
     jobs,
@@ -164,8 +168,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     speech: new Speech({ presets, lexicons, cluster, references, metering, gateway, jobs, jobUsage, defaultVoice: config.defaultVoice }),
   };
   let server: Server;
+  let webSockets: WebSockets;
   try {
-    server = createHttpServer(createApp(deps), config, logger);
+    ({ server, webSockets } = createHttpServer(createApp(deps), config, logger));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -206,8 +211,9 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
           resolve();
         });
         server.closeIdleConnections();
-        // Log streams never end by themselves: end them so the server can close.
+        // Log streams and WebSocket sessions never end by themselves: end them so the server can close.
         deps.logStreams.closeAll();
+        webSockets.closeAll();
       }).then(async () => {
         router.close();
         stopBacklogGauges();

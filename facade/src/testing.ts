@@ -14,3 +14,4 @@ export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-sl
 export { JobTokens } from './jobs/job-tokens.js';
 export { openAiSettingsOf, ttsSettingsOf } from './speech/speech-request.js';
 export type { SpeechSession, SpeechSessionEvent } from './speech/interactive.js';
+export { CLIENT_MESSAGE_TYPES, SERVER_MESSAGE_TYPES, ClientMessageReader, closeCodeOf, documentedMessageTypes } from './realtime/speech-stream-protocol.js';

@@ -1,6 +1,7 @@
 /**
  * The secrets-in-logs scan: finds, in log text, the platform's credentials by their formats (API
- * keys, administrator keys, studio sessions, web job tokens, challenge passes, model-hub tokens)
+ * keys, administrator keys, studio sessions, web job tokens, challenge passes, model-hub tokens,
+ * speech WebSocket tokens)
  * and the passwords and administrator keys the tests use (string literals of the test sources).
  * scripts/test.sh runs it over TTS_TEST_LOG_DIR once every test has run:
  *
@@ -34,6 +35,8 @@ export const SECRET_PATTERNS: Readonly<Record<string, RegExp>> = {
   // p1.<pass_id>.<expires_unix>.<mac>
   challenge_pass: /\bp1\.[A-Za-z0-9_-]{10,}\.\d{10}\.[A-Za-z0-9_-]{20,}/g,
   hub_token: /\bhf_[A-Za-z0-9]{20,}\b/g,
+  // wst_<32 random bytes, base64url>: a speech WebSocket token.
+  stream_token: /\bwst_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g,
 };
 
 /** Shortest literal taken from the test sources (shorter ones would match ordinary words). */

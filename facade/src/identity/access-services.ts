@@ -22,6 +22,7 @@ import {
   loadChallengeSecret,
   QuotaService,
   RateLimitService,
+  StreamTokens,
   TierTable,
   UsageRecorder,
   UsageService,
@@ -36,6 +37,8 @@ export interface AccessServices {
   readonly tiers: TierTable;
   readonly admin: AdminKeyVerifier;
   readonly authenticator: Authenticator;
+  /** Single-use streaming tokens minted by a key, what browsers open speech sockets with (in the Kv, shared by replicas). */
+  readonly streamTokens: StreamTokens;
   readonly challenge: ChallengeService;
   readonly rateLimits: RateLimitService;
   readonly quotas: QuotaService;
@@ -108,6 +111,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
     tiers,
     admin: new AdminKeyVerifier(admin.key),
     authenticator: new Authenticator({ mode: config.authMode, apiKeys, challenge }),
+    streamTokens: new StreamTokens(kv, apiKeys),
     challenge,
     rateLimits: new RateLimitService(kv.rateLimiter),
     quotas,

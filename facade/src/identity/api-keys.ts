@@ -239,6 +239,19 @@ export class ApiKeyService {
     return { record: stored.record, tier, ratePerMinute: effectiveRatePerMinute(stored.record.rateLimitPerMinute, tier) };
   }
 
+  /**
+   * The caller behind a key already proven another way (a streaming token it minted): the same
+   * checks as `authenticate` but the secret's. Throws AUTH_KEY_INVALID (no such key: removed since)
+   * or AUTH_KEY_DISABLED.
+   */
+  async byId(keyId: string): Promise<AuthenticatedKey> {
+    const stored = isApiKeyId(keyId) ? await this.credential(keyId) : undefined;
+    if (stored === undefined) throw new TtsError('AUTH_KEY_INVALID');
+    if (stored.record.disabled) throw new TtsError('AUTH_KEY_DISABLED');
+    const tier = this.tiers.ofKey(stored.record.tier);
+    return { record: stored.record, tier, ratePerMinute: effectiveRatePerMinute(stored.record.rateLimitPerMinute, tier) };
+  }
+
   private async credential(keyId: string): Promise<CachedCredential | undefined> {
     const now = this.now();
     const cached = this.cache.get(keyId);

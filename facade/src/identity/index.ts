@@ -15,6 +15,7 @@ export {
   type CreatedApiKey,
   type GeneratedApiKey,
 } from './api-keys.js';
+export { STREAM_TOKEN_TTL_SEC, StreamTokens, type StreamToken } from './stream-tokens.js';
 export { AuditService, type AuditReport, type ConsentAuditQuery, type JobAccessAuditQuery } from './audits.js';
 export {
   AUTH_MODES,

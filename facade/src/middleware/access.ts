@@ -10,6 +10,9 @@
  *   `x-rate-profile` (`studio`, 8/min per user, for what costs; `studio_edit`, 120/min per session,
  *   for reading and editing one's own presets and shares); `x-studio-role: admin` asks for the
  *   admin role (administration: the administrator key or a studio administrator);
+ * - SpeechStreamToken: a single-use streaming token (`?token=`) minted by an API key
+ *   (identity/stream-tokens.ts), for browsers opening the speech WebSocket; it stands for that key
+ *   (an API key sent in a header is read first);
  * - JobTokenHeader / JobTokenQuery: a web job's token, checked by the handler; every call is counted
  *   against the `job_token` profile per client address (right or wrong token), so tokens cannot be
  *   guessed at speed;
@@ -33,6 +36,8 @@ export interface AccessPolicy {
   readonly challenge: boolean;
   readonly admin: boolean;
   readonly studio: boolean;
+  /** A streaming token in `?token=` stands for the key that minted it. */
+  readonly streamToken: boolean;
   /** A web job token (checked by the handler; counted per client address). */
   readonly jobToken: boolean;
   /** A credential is optional (an empty requirement `{}` is listed). */
@@ -71,6 +76,7 @@ export function accessPolicyOf(security: unknown, op: Partial<Pick<DocumentedOpe
     challenge: schemes.has('ChallengeCookie'),
     admin: schemes.has('AdminKey'),
     studio: schemes.has('StudioToken'),
+    streamToken: schemes.has('SpeechStreamToken'),
     jobToken: schemes.has('JobTokenHeader') || schemes.has('JobTokenQuery'),
     anonymous,
     studioRole: op.studioRole === 'admin' ? 'admin' : undefined,
@@ -116,6 +122,13 @@ function apiKeyOf(req: Request, policy: AccessPolicy): string | undefined {
   return m?.[1];
 }
 
+/** The streaming token of `?token=` (the first, should it be repeated), if any. */
+function streamTokenOf(req: Request): string | undefined {
+  const token: unknown = req.query['token'];
+  const first: unknown = Array.isArray(token) ? token[0] : token;
+  return typeof first === 'string' ? first : undefined;
+}
+
 /** Builds the access middleware of one operation. */
 export function accessControl(policy: AccessPolicy, access: AccessServices): RequestHandler {
   if (isPublic(policy) && policy.jobToken) {
@@ -155,8 +168,10 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       throw new TtsError('AUTH_ADMIN_REQUIRED');
     } else {
       const apiKey = apiKeyOf(req, policy);
+      const streamToken = policy.streamToken && apiKey === undefined ? streamTokenOf(req) : undefined;
       const credentials = { apiKey, cookie: req.get('cookie'), clientBinding: req.get('user-agent') ?? '' };
-      caller = policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
+      if (streamToken !== undefined) caller = await access.streamTokens.redeem(streamToken);
+      else caller = policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
       const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.ratePerMinute : undefined);
       for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
       if (!decision.allowed) throw new RateLimitedError(decision);

@@ -20,8 +20,8 @@ import { CLIENT_CLOSED_STATUS, isServiceFailure, statusOfCode } from '../operati
 import type { SliInput } from '../operations/slo/service.js';
 import { correlationIdOf, requestIdOf } from './request-id.js';
 
-/** Operations whose answers are not SLIs: long-lived streams, whose duration is the client's choice. */
-export const SLI_EXCLUDED_OPERATIONS: ReadonlySet<string> = new Set(['streamLogs']);
+/** Operations whose answers are not SLIs: long-lived streams and sockets, whose duration is the client's choice. */
+export const SLI_EXCLUDED_OPERATIONS: ReadonlySet<string> = new Set(['streamLogs', 'streamSpeech']);
 
 /** The trace id of a response's request (set by requestTelemetry), or undefined without telemetry. */
 export function traceIdOf(res: Response): string | undefined {

@@ -1,13 +1,14 @@
 /**
  * The OpenAPI 3.1.0 document: the single source of truth for routes and validation. Loaded once,
- * served as JSON or YAML by the export endpoint.
+ * served as JSON or YAML by the export endpoint. The AsyncAPI 3 document of the speech WebSocket
+ * (`asyncapi.yaml` beside it: its messages, validated by the socket) is loaded and served the same way.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { VERSION } from '@tts/common';
 
-/** The loaded document and its two serialisations (made at their first use). */
+/** A loaded document and its two serialisations (made at their first use). */
 export interface OpenApiDocument {
   readonly document: Readonly<Record<string, unknown>>;
   readonly json: string;
@@ -19,8 +20,22 @@ export function openApiPath(): string {
   return fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
 }
 
-/** Reads and parses the document. */
+/** Path of asyncapi.yaml, beside openapi.yaml. */
+export function asyncApiPath(): string {
+  return fileURLToPath(new URL('../../openapi/asyncapi.yaml', import.meta.url));
+}
+
+/** Reads and parses the OpenAPI document. */
 export function loadOpenApiDocument(path = openApiPath()): OpenApiDocument {
+  return loadApiDocument(path);
+}
+
+/** Reads and parses the AsyncAPI document (same shape: a document and its serialisations). */
+export function loadAsyncApiDocument(path = asyncApiPath()): OpenApiDocument {
+  return loadApiDocument(path);
+}
+
+function loadApiDocument(path: string): OpenApiDocument {
   const source = readFileSync(path, 'utf8');
   const document = parse(source) as Record<string, unknown>;
   // The platform version is written once, in the root package.json.

@@ -17,6 +17,15 @@ import { TtsError } from '@tts/common';
 interface PendingUpgrade {
   readonly socket: Duplex;
   readonly head: Buffer;
+  /** The routes of the HTTP server it came to (each facade has its own, with its own limits). */
+  readonly routes: UpgradeRoutes;
+}
+
+/** The WebSocket side of one HTTP server. */
+interface UpgradeRoutes {
+  readonly server: WebSocketServer;
+  /** Sockets open, so that a stopping facade closes them (they outlive the HTTP server's close). */
+  readonly open: Set<WebSocket>;
 }
 
 const pending = new WeakMap<IncomingMessage, PendingUpgrade>();
@@ -27,23 +36,30 @@ export interface UpgradeOptions {
   readonly maxMessageBytes: number;
 }
 
-let server: WebSocketServer | undefined;
+/** The WebSocket sockets of one HTTP server. */
+export interface WebSockets {
+  /** Closes every open socket with 1001 (going away): the facade is stopping. */
+  closeAll(): void;
+}
 
 /**
  * Routes the upgrade requests of `httpServer` through `app`. Anything but a WebSocket upgrade is
  * refused at once (no operation speaks another protocol).
  */
-export function routeUpgrades(httpServer: Server, app: (req: IncomingMessage, res: ServerResponse) => void, options: UpgradeOptions): void {
+export function routeUpgrades(httpServer: Server, app: (req: IncomingMessage, res: ServerResponse) => void, options: UpgradeOptions): WebSockets {
   // One server for every operation: per-message compression stays off (audio does not compress,
   // and zlib contexts cost memory per socket).
-  server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
+  const routes: UpgradeRoutes = {
+    server: new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: false }),
+    open: new Set(),
+  };
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    pending.set(req, { socket, head });
+    pending.set(req, { socket, head, routes });
     const res = new ServerResponse(req);
     // Refusals are written on the socket as HTTP answers, then the socket is closed.
     res.assignSocket(socket as never);
@@ -56,6 +72,11 @@ export function routeUpgrades(httpServer: Server, app: (req: IncomingMessage, re
     });
     app(req, res);
   });
+  return {
+    closeAll() {
+      for (const ws of routes.open) ws.close(1001, 'The server is stopping.');
+    },
+  };
 }
 
 /** True when the request is a WebSocket upgrade still waiting for its handler. */
@@ -71,12 +92,12 @@ export function isUpgrade(req: Request): boolean {
  */
 export function acceptWebSocket(req: Request, res: Response): Promise<WebSocket> {
   const upgrade = pending.get(req);
-  if (upgrade === undefined || server === undefined) {
+  if (upgrade === undefined) {
     res.setHeader('Upgrade', 'websocket');
     throw new TtsError('WEBSOCKET_UPGRADE_REQUIRED');
   }
   pending.delete(req);
-  const wss = server;
+  const { server: wss, open } = upgrade.routes;
   res.detachSocket(upgrade.socket as never);
   res.statusCode = 101;
   return new Promise((resolve, reject) => {
@@ -84,7 +105,9 @@ export function acceptWebSocket(req: Request, res: Response): Promise<WebSocket>
     upgrade.socket.once('close', onClose);
     wss.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
       upgrade.socket.off('close', onClose);
+      open.add(ws);
       ws.once('close', () => {
+        open.delete(ws);
         res.emit('finish');
         res.emit('close');
       });

@@ -1,6 +1,7 @@
 /** Operations: health, version, system info, capabilities, docs, retention, logs, SLOs, the model-hub token. */
 import { classifyError } from './classifyError.js';
 import { deleteHubToken } from './deleteHubToken.js';
+import { exportAsyncapi } from './exportAsyncapi.js';
 import { exportOpenapi } from './exportOpenapi.js';
 import { getAudioLogs } from './getAudioLogs.js';
 import { getCapabilities } from './getCapabilities.js';
@@ -28,6 +29,7 @@ export const OPERATIONS_HANDLERS = {
   getWebSystemStatus,
   classifyError,
   exportOpenapi,
+  exportAsyncapi,
   getCapabilities,
   getErrorDocs,
   getHealth,

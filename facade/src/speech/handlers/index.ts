@@ -1,5 +1,6 @@
-/** Speech: synthesis (REST, OpenAI, ElevenLabs), voices, models, engines, pronunciation lexicons. */
+/** Speech: synthesis (REST, OpenAI, ElevenLabs, the speech WebSocket and its tokens), voices, models, engines, pronunciation lexicons. */
 import { createSpeech } from './createSpeech.js';
+import { createSpeechStreamToken } from './createSpeechStreamToken.js';
 import { deleteLexiconEntry } from './deleteLexiconEntry.js';
 import { elevenLabsConvert } from './elevenLabsConvert.js';
 import { elevenLabsConvertWithTimestamps } from './elevenLabsConvertWithTimestamps.js';
@@ -14,11 +15,14 @@ import { listVoices } from './listVoices.js';
 import { putLexiconEntry } from './putLexiconEntry.js';
 import { replaceLexicon } from './replaceLexicon.js';
 import { retrieveModel } from './retrieveModel.js';
+import { streamSpeech } from './streamSpeech.js';
 import { ttsSynthesize } from './ttsSynthesize.js';
 
 /** The handlers of this room, keyed by operationId. */
 export const SPEECH_HANDLERS = {
   createSpeech,
+  streamSpeech,
+  createSpeechStreamToken,
   listEngines,
   listModels,
   retrieveModel,

@@ -333,6 +333,10 @@ export const ERROR_CATALOGUE = {
     http: 401, grpc: 'UNAUTHENTICATED', message: 'No API key was sent.',
     hint: 'Send your key in the X-API-Key header; where the operation allows it, a challenge pass (GET /api/auth/challenge) works instead.', openaiType: 'authentication_error', retryable: false,
   },
+  AUTH_STREAM_TOKEN_INVALID: {
+    http: 401, grpc: 'UNAUTHENTICATED', message: 'The streaming token is unknown, expired or already used.',
+    hint: 'Mint a new token with POST /v1/audio/speech/stream/tokens (API key) just before connecting; each token opens one session, within 60 s.', openaiType: 'authentication_error', retryable: false,
+  },
   AUTH_KEY_INVALID: {
     http: 401, grpc: 'UNAUTHENTICATED', message: 'The API key is malformed or unknown.',
     hint: 'Send the full key exactly as shown when it was created (tts_<key_id>_<secret>).', openaiType: 'authentication_error', retryable: false,
@@ -413,6 +417,15 @@ export const ERROR_CATALOGUE = {
   STREAM_CONTEXT_UNKNOWN: invalid('The message names a context the streaming session does not have (never opened, or already finished).', 'Open a context by sending it text first; a context id is free again once its final message has come.'),
   STREAM_CONTEXT_CLOSED: invalid('Text for a context whose input has already ended.', 'Wait for the context\'s final message and send the text as a new context, or use another context id.'),
   STREAM_PROTOCOL_VIOLATION: invalid('The streaming session\'s messages are out of order: its first message must be its settings, and only its first.', 'Send the settings once, first, then text, flush, cancel and end messages.'),
+  STREAM_MESSAGE_INVALID: invalid('A message of the streaming session is not one the protocol documents: not valid JSON, not an object of a known `type`, a field out of its schema, or a binary frame where only JSON messages are taken.', 'Send JSON text frames as the AsyncAPI document describes them (GET /asyncapi.yaml); the session goes on.'),
+  STREAM_INACTIVITY_TIMEOUT: {
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The streaming session was idle for its inactivity timeout: the client sent nothing and no audio was sent; it is closed.',
+    hint: 'Send a message (a space as text keeps a session open without speaking) within `inactivity_timeout` seconds (20 by default, up to 180 as session.start asks), or open a new session when there is text.', openaiType: 'invalid_request_error', retryable: true,
+  },
+  STREAM_CLIENT_TOO_SLOW: {
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The client did not read the session\'s audio: as much as the server holds for one socket waited unread for the inactivity timeout; the session is closed.',
+    hint: 'Read the socket as the audio arrives (a browser does unless its page is blocked), and open a new session.', openaiType: 'invalid_request_error', retryable: true,
+  },
   TTS_CONCURRENCY_LIMIT: {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This caller has as many syntheses in flight as its tier allows at once.',
     hint: 'Wait for one of your requests to finish (Retry-After), send fewer in parallel, use the asynchronous job API, or ask for a higher tier (TTS_TIER_CONCURRENCY sets the caps).', openaiType: 'rate_limit_error', retryable: true,
