@@ -23,7 +23,7 @@ export interface LiveModeProps {
   readonly voice: string;
   readonly speed: number;
   /** The text box (Escape in it stops the speech). */
-  readonly textBox: RefObject<HTMLTextAreaElement>;
+  readonly textBox: RefObject<HTMLTextAreaElement | null>;
 }
 
 type Status = 'listening' | 'connecting' | 'speaking' | 'stopped' | 'closed' | 'error';
@@ -66,13 +66,13 @@ function place(t: Transcript, w: LiveWord): PlacedWord {
 /** The live mode panel. */
 export function LiveMode({ text, voice, speed, textBox }: LiveModeProps) {
   const section = useRef<HTMLElement>(null);
-  const player = useRef<LivePlayer>();
+  const player = useRef<LivePlayer | undefined>(undefined);
   const feed = useRef(new TypingFeed(text));
-  const session = useRef<Promise<LiveSpeech | undefined>>();
-  const context = useRef<Transcript>();
+  const session = useRef<Promise<LiveSpeech | undefined> | undefined>(undefined);
+  const context = useRef<Transcript | undefined>(undefined);
   const contexts = useRef(0);
   const latestText = useRef(text);
-  const pause = useRef<ReturnType<typeof setTimeout>>();
+  const pause = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [status, setStatus] = useState<Status>('listening');
   const [error, setError] = useState('');
   const [shown, setShown] = useState<{ text: string; from: number; to: number }>({ text: '', from: -1, to: -1 });

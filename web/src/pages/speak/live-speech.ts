@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../../lib/api.js';
 import { credentialHeaders, forgetRejected } from '../../lib/credentials.js';
+import type { Schema } from '../../lib/schema.js';
 import { openAiErrorOf } from './stream-speech.js';
 
 /** What a live session speaks with. */
@@ -51,17 +52,12 @@ export interface LiveSpeech {
   close(): void;
 }
 
-/** The token mint's answer (the part used). */
-interface MintedToken {
-  readonly token: string;
-}
-
 /** A streaming token for this tab's API key. */
 async function mintToken(): Promise<string> {
   const res = await fetch('/v1/audio/speech/stream/tokens', { method: 'POST', headers: { accept: 'application/json', ...credentialHeaders('apiKey') } });
   if (res.status === 401) forgetRejected('apiKey');
   if (!res.ok) throw await openAiErrorOf(res);
-  return ((await res.json()) as MintedToken).token;
+  return ((await res.json()) as Schema<'SpeechStreamToken'>).token;
 }
 
 /** Seconds a quiet session stays open: a person may think a while between sentences. */

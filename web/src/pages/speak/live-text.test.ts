@@ -1,12 +1,12 @@
 /**
- * Live mode's typing feed (web/src/pages/speak/live-text.ts): what is sent while a text is typed
+ * Live mode's typing feed (live-text.ts): what is sent while a text is typed
  * key by key. Words go once the space after them is typed, a sentence end flushes, a pause sends
  * and flushes the rest, nothing is sent twice, and a stop drops what was typed.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { TypingFeed, type Piece } from '../web/src/pages/speak/live-text.js';
+import { TypingFeed, type Piece } from './live-text.js';
 
 /** Types `text` key by key into `feed` after `start`; the pieces sent. */
 function typeInto(feed: TypingFeed, start: string, text: string): Piece[] {
