@@ -201,12 +201,15 @@ export function LiveMode({ text, voice, speed, textBox }: LiveModeProps) {
     };
   }, []);
 
-  // Escape in the text box stops the speech.
+  // Escape in the text box stops the speech. Any other key resumes the audio clock: some browsers
+  // start it only inside a gesture's handler, and the module loads after the click that turned live on.
   useEffect(() => {
     const box = textBox.current;
     if (!box) return undefined;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
+      if (e.key !== 'Escape') {
+        void player.current?.resume();
+      } else {
         e.preventDefault();
         stop();
       }
