@@ -170,9 +170,11 @@ export function accessControl(policy: AccessPolicy, access: AccessServices): Req
       const apiKey = apiKeyOf(req, policy);
       const streamToken = policy.streamToken && apiKey === undefined ? streamTokenOf(req) : undefined;
       const credentials = { apiKey, cookie: req.get('cookie'), clientBinding: req.get('user-agent') ?? '' };
-      if (streamToken !== undefined) caller = await access.streamTokens.redeem(streamToken);
-      else caller = policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
-      const decision = await access.rateLimits.consume(caller.rateProfile, caller.subject, caller.method === 'api_key' ? caller.key.ratePerMinute : undefined);
+      const principal = streamToken !== undefined
+        ? await access.streamTokens.redeem(streamToken)
+        : policy.challenge ? await access.authenticator.authenticate(credentials) : await access.authenticator.withApiKey(apiKey);
+      caller = principal;
+      const decision = await access.rateLimits.consume(principal.rateProfile, principal.subject, principal.method === 'api_key' ? principal.key.ratePerMinute : undefined);
       for (const [k, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(k, v);
       if (!decision.allowed) throw new RateLimitedError(decision);
       res.locals.rateLimit = decision;

@@ -64,7 +64,7 @@ class SpeechStream {
   private paused = false;
   private session: SpeechSession | undefined;
   private inactivitySec = DEFAULT_INACTIVITY_SEC;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
   /** Resolves the wait for the client to read queued audio (backpressure), when one is waiting. */
   private readable: (() => void) | undefined;
   private readonly closed: Promise<void>;
@@ -183,7 +183,9 @@ class SpeechStream {
     this.phase = 'starting';
     this.settings = message;
     this.inactivitySec = inactivitySecOf(message.inactivity_timeout);
-    this.touch();
+    // refresh() keeps a timer's first delay: the asked one needs a timer of its own.
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.idle(), this.inactivitySec * 1000);
     const settings: SpeechSettings = {
       ...openAiSettingsOf({ model: message.model, input: '', voice: message.voice, response_format: message.response_format, speed: message.speed, instructions: message.instructions, sample_rate: message.sample_rate }),
       wordTimings: message.word_timestamps === true,
