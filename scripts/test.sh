@@ -22,7 +22,7 @@ REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --for
 # start) is kept here, then scanned for secrets (tests/support/test-logs.ts, secret-scan.ts).
 export TTS_TEST_LOG_DIR="${TTS_TEST_LOG_DIR:-$(mktemp -d -t tts-test-logs-XXXXXX)}"
 
-mapfile -t files < <(find services facade tests scripts -name '*.test.ts' -not -path '*/node_modules/*' | sort)
+mapfile -t files < <(find services facade tests scripts web/src -name '*.test.ts' -not -path '*/node_modules/*' | sort)
 echo "== tests (${#files[@]} files; logs in $TTS_TEST_LOG_DIR)"
 status=0
 node --conditions=@tts/source --import tsx --import ./tests/support/test-logs.ts --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 "${files[@]}" || status=$?

@@ -32,6 +32,12 @@ export function messageFor(err: unknown): string {
     case 'TTS_NO_NODE_AVAILABLE':
     case 'SERVICE_SHUTTING_DOWN':
       return 'The service is busy right now. Please try again in a moment.';
+    case 'STREAM_BUFFER_FULL':
+      return 'You are typing faster than the speech can follow. Pause a moment, then go on.';
+    case 'STREAM_CLIENT_TOO_SLOW':
+      return 'This browser fell behind the live audio and the session was closed. Type again to reopen it.';
+    case 'AUTH_STREAM_TOKEN_INVALID':
+      return 'The live connection could not be opened. Turn live mode off and on again.';
     case 'TTS_VOICE_NOT_FOUND':
       return 'That voice is not available any more. Pick another one.';
     case 'AUTH_CHALLENGE_REQUIRED':

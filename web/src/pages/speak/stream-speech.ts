@@ -30,7 +30,8 @@ export function rateLimitOf(headers: Headers): RateLimitHeaders | undefined {
   return { limit, remaining, resetSec: Number(headers.get('ratelimit-reset') ?? 0) || 0 };
 }
 
-async function streamError(res: Response): Promise<ApiError> {
+/** The ApiError of an error answer in OpenAI's shape (the /v1/audio/* operations). */
+export async function openAiErrorOf(res: Response): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
   let message = res.statusText;
   try {
@@ -71,7 +72,7 @@ export async function streamSpeech(audio: HTMLAudioElement, req: StreamRequest, 
     signal,
   });
   if (res.status === 401) forgetRejected('apiKey');
-  if (!res.ok || !res.body) throw await streamError(res);
+  if (!res.ok || !res.body) throw await openAiErrorOf(res);
   onHeaders(rateLimitOf(res.headers));
   const media = new MediaSource();
   const previous = audio.src;

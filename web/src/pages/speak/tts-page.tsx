@@ -5,7 +5,8 @@
  * clear message for every error. A studio session or an API key submits under its own identity
  * (no browser check), may clone a voice from a reference clip (the reference panel), and a studio
  * session may apply one of its presets (`/?preset=<preset_id>`); an API key may also stream the
- * speech, played while it arrives.
+ * speech, played while it arrives, or turn on live mode (live-mode.tsx, loaded on first use): the
+ * text spoken while it is typed.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
@@ -17,6 +18,8 @@ import { ForgetKey } from '../../components/key-gate.js';
 import { VoiceOptions } from '../../components/voice-options.js';
 import { Waveform } from '../../components/waveform.js';
 import { ReferencePanel } from './reference-panel.js';
+import type { FunctionComponent } from 'preact';
+import type { LiveModeProps } from './live-mode.js';
 import { canStream, streamSpeech } from './stream-speech.js';
 import { usePreset } from './use-preset.js';
 import { runWebJob, type WebJobAuth, type WebJobForm } from './web-jobs.js';
@@ -38,6 +41,7 @@ export function TtsPage() {
   const preset = presetState.kind === 'ready' ? presetState.preset : undefined;
   const applied = useRef('');
   const streamAudio = useRef<HTMLAudioElement>(null);
+  const textBox = useRef<HTMLTextAreaElement>(null);
   const [config, setConfig] = useState<WebConfig | undefined>();
   const [voices, setVoices] = useState<Voice[]>([]);
   const [text, setText] = useState('');
@@ -53,6 +57,9 @@ export function TtsPage() {
   const [previewUrl, setPreviewUrl] = useState<string | undefined>();
   const [streamed, setStreamed] = useState(false);
   const [analysis, setAnalysis] = useState<AnalysisFeatures | undefined>();
+  /** Live mode's panel once its code is loaded; `live` while it is on. */
+  const [livePanel, setLivePanel] = useState<{ readonly Panel: FunctionComponent<LiveModeProps> } | undefined>();
+  const [live, setLive] = useState(false);
   /** The caller's own limits (the web config asked with its credential): a key's or a studio user's tier, else the anonymous visitor's. */
   const [own, setOwn] = useState<CallerLimits | undefined>();
 
@@ -183,6 +190,26 @@ export function TtsPage() {
     }
   }
 
+  /** Turns live mode on (loading its code the first time) or off. */
+  function toggleLive() {
+    if (live) {
+      setLive(false);
+      return;
+    }
+    setError('');
+    if (livePanel) {
+      setLive(true);
+      return;
+    }
+    import('./live-mode.js').then(
+      (m) => {
+        setLivePanel({ Panel: m.LiveMode });
+        setLive(true);
+      },
+      () => setError('Live mode could not be loaded. Reload the page and try again.'),
+    );
+  }
+
   async function run(fields: WebJobForm) {
     setError('');
     setResult(undefined);
@@ -243,7 +270,7 @@ export function TtsPage() {
           </p>
         )}
         <label for="text">Text</label>
-        <textarea id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
+        <textarea ref={textBox} id="text" name="text" rows={6} value={text} onInput={(e) => setText(e.currentTarget.value)} aria-describedby="counter" aria-invalid={tooLong} />
         <p id="counter" class={tooLong ? 'counter over' : 'counter'}>
           {limit > 0 ? `${text.length} / ${limit} characters` : `${text.length} characters`}
         </p>
@@ -285,6 +312,11 @@ export function TtsPage() {
               Stream
             </button>
           )}
+          {creds.apiKey && typeof AudioContext !== 'undefined' && typeof WebSocket !== 'undefined' && (
+            <button type="button" class="secondary" onClick={toggleLive} aria-pressed={live} disabled={!live && voice === ''}>
+              Live
+            </button>
+          )}
           <span class="limit">{remaining || rateText}</span>
         </div>
         {whyNot && (
@@ -307,6 +339,7 @@ export function TtsPage() {
             {error}
           </p>
         )}
+        {live && creds.apiKey && livePanel && <livePanel.Panel text={text} voice={voice} speed={speed} textBox={textBox} />}
         {creds.apiKey && canStream() && <audio ref={streamAudio} id="stream-audio" class="stream-audio" hidden={!streamed} controls aria-label="Streamed speech" />}
         {result && (
           <section class="result" aria-label="Result">
