@@ -6,12 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { configureGrpcTls, createLogger, ensurePrivateDir, type Logger, setLogLevel } from '@tts/common';
 import type { Database } from '@tts/common/data';
 import { createApp } from './app.js';
-<<<<<<< HEAD
-import { routeUpgrades } from './realtime/upgrade.js';
 import { startWyomingServer, wyomingCaller, type RunningWyoming } from './realtime/wyoming/server.js';
-=======
 import { routeUpgrades, type WebSockets } from './realtime/upgrade.js';
->>>>>>> fix/native-ws
 import { capConnectionsPerAddress } from './middleware/connection-cap.js';
 import { checkFacadeConfig, loadFacadeConfig, type FacadeConfig } from './config.js';
 import { openAccessServices } from './identity/access-services.js';

@@ -14,8 +14,5 @@ export { startFakeSlipOk, testSlipPng, type FakeSlipOk } from './testing/fake-sl
 export { JobTokens } from './jobs/job-tokens.js';
 export { openAiSettingsOf, ttsSettingsOf } from './speech/speech-request.js';
 export type { SpeechSession, SpeechSessionEvent } from './speech/interactive.js';
-<<<<<<< HEAD
 export { startWyomingServer, wyomingCaller, type RunningWyoming } from './realtime/wyoming/server.js';
-=======
 export { CLIENT_MESSAGE_TYPES, SERVER_MESSAGE_TYPES, ClientMessageReader, closeCodeOf, documentedMessageTypes } from './realtime/speech-stream-protocol.js';
->>>>>>> fix/native-ws

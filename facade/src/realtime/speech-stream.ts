@@ -17,6 +17,7 @@ import { TtsError, type Logger } from '@tts/common';
 import type { Caller } from '../middleware/access.js';
 import type { SpeechSession, SpeechSessionEvent } from '../speech/interactive.js';
 import type { Speech } from '../speech/speak.js';
+import type { SessionLimits } from './session-limits.js';
 import { openAiSettingsOf, type SpeechSettings } from '../speech/speech-request.js';
 import { closeCodeOf, DEFAULT_CONTEXT, errorMessageOf, type ClientMessage, type ClientMessageReader, type ServerMessage, type SessionStartMessage } from './speech-stream-protocol.js';
 
@@ -32,10 +33,6 @@ const CLOSE_GRACE_MS = 2000;
 /** How long the node has to send the final messages of contexts cancelled when the socket closed. */
 const WIND_DOWN_MS = 1000;
 
-/** The inactivity timeout when the client asks none, s. */
-export const DEFAULT_INACTIVITY_SEC = 20;
-/** The longest inactivity timeout a client may ask, s. */
-export const MAX_INACTIVITY_SEC = 180;
 
 /** What one socket's session needs. */
 export interface SpeechStreamOptions {
@@ -48,6 +45,8 @@ export interface SpeechStreamOptions {
   readonly logger: Logger;
   /** The largest message the client may send (TTS_WS_MAX_MESSAGE_BYTES), reported in `session.started`. */
   readonly maxMessageBytes: number;
+  /** The inactivity time-out: the configured default, or what `session.start` asks within its bounds. */
+  readonly limits: Pick<SessionLimits, 'inactivityMs'>;
 }
 
 type Inbound = ClientMessage | TtsError;
@@ -63,7 +62,7 @@ class SpeechStream {
   private handling = false;
   private paused = false;
   private session: SpeechSession | undefined;
-  private inactivitySec = DEFAULT_INACTIVITY_SEC;
+  private inactivitySec: number;
   private timer: NodeJS.Timeout;
   /** Resolves the wait for the client to read queued audio (backpressure), when one is waiting. */
   private readable: (() => void) | undefined;
@@ -76,6 +75,7 @@ class SpeechStream {
 
   constructor(private readonly o: SpeechStreamOptions) {
     const { ws } = o;
+    this.inactivitySec = o.limits.inactivityMs() / 1000;
     this.timer = setTimeout(() => this.idle(), this.inactivitySec * 1000);
     this.closed = new Promise((resolve) => ws.once('close', () => {
       if (this.phase === 'starting') this.opening.abort();
@@ -177,7 +177,7 @@ class SpeechStream {
   private start(message: SessionStartMessage): void {
     this.phase = 'starting';
     this.settings = message;
-    this.inactivitySec = inactivitySecOf(message.inactivity_timeout);
+    this.inactivitySec = this.o.limits.inactivityMs(message.inactivity_timeout) / 1000;
     // refresh() keeps a timer's first delay: the asked one needs a timer of its own.
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.idle(), this.inactivitySec * 1000);
@@ -326,11 +326,3 @@ class SpeechStream {
   }
 }
 
-/**
- * The inactivity timeout for what the client asked (the document bounds it: 1 to 180 s).
- * SESSION LIMITS (issue 31, item 6): gives way to `deps.sessionLimits.inactivityMs(asked)` (with
- * TTS_SESSION_INACTIVITY_TIMEOUT_SEC) once main's realtime/session-limits.ts is merged.
- */
-function inactivitySecOf(asked: number | undefined): number {
-  return Math.min(asked ?? DEFAULT_INACTIVITY_SEC, MAX_INACTIVITY_SEC);
-}

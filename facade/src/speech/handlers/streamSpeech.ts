@@ -8,12 +8,14 @@ import { serveSpeechStream } from '../../realtime/speech-stream.js';
  * control (an API key in a header, or a streaming token) ran before the handshake; from here every
  * answer is a message of the protocol.
  */
-export const streamSpeech = handler('streamSpeech', ['speech', 'speechMessages', 'config', 'logger'], async ({ req, res, deps, requestId }) => {
+export const streamSpeech = handler('streamSpeech', ['speech', 'speechMessages', 'config', 'logger', 'sessionLimits'], async ({ req, res, deps, requestId }) => {
   const caller = callerOf(res);
-  // SESSION LIMITS (issue 31, item 6): once main's realtime/session-limits.ts is merged, the
-  // caller's session place is taken here, before the handshake (429 SESSION_LIMIT_EXCEEDED is then
-  // an HTTP answer): `const release = deps.sessionLimits.acquire(caller)`, released when
-  // serveSpeechStream resolves (the socket closed) or when acceptWebSocket throws.
-  const ws = await acceptWebSocket(req, res);
-  await serveSpeechStream({ ws, caller, requestId, speech: deps.speech, reader: deps.speechMessages, logger: deps.logger, maxMessageBytes: deps.config.wsMaxMessageBytes });
+  // The caller's session place is taken before the handshake, so a refusal is an HTTP 429.
+  const release = deps.sessionLimits.acquire(caller);
+  try {
+    const ws = await acceptWebSocket(req, res);
+    await serveSpeechStream({ ws, caller, requestId, speech: deps.speech, reader: deps.speechMessages, logger: deps.logger, maxMessageBytes: deps.config.wsMaxMessageBytes, limits: deps.sessionLimits });
+  } finally {
+    release();
+  }
 });
