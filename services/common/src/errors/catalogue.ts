@@ -413,6 +413,15 @@ export const ERROR_CATALOGUE = {
   STREAM_CONTEXT_UNKNOWN: invalid('The message names a context the streaming session does not have (never opened, or already finished).', 'Open a context by sending it text first; a context id is free again once its final message has come.'),
   STREAM_CONTEXT_CLOSED: invalid('Text for a context whose input has already ended.', 'Wait for the context\'s final message and send the text as a new context, or use another context id.'),
   STREAM_PROTOCOL_VIOLATION: invalid('The streaming session\'s messages are out of order: its first message must be its settings, and only its first.', 'Send the settings once, first, then text, flush, cancel and end messages.'),
+  STREAM_MESSAGE_INVALID: invalid('A message of the streaming session is not one of its protocol: a binary frame where JSON text is expected, not a JSON object, or a field of the wrong type.', 'Send each message as a JSON object in a text frame, with the fields the protocol documents (the message names the field).'),
+  STREAM_INACTIVE: {
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The streaming session received no message and sent no audio within its inactivity timeout; it is closed.',
+    hint: 'Send text or a keep-alive before the timeout, or ask a longer one (ElevenLabs sockets: inactivity_timeout, up to 180 s).', openaiType: 'invalid_request_error', retryable: true,
+  },
+  STREAM_CLIENT_TOO_SLOW: {
+    http: 408, grpc: 'RESOURCE_EXHAUSTED', message: 'The client did not read the streaming session\'s answers: more were waiting to be sent than the server holds for one socket; it is closed.',
+    hint: 'Read the socket continuously (buffer the audio on your side), or open fewer contexts at once.', openaiType: 'invalid_request_error', retryable: true,
+  },
   TTS_CONCURRENCY_LIMIT: {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This caller has as many syntheses in flight as its tier allows at once.',
     hint: 'Wait for one of your requests to finish (Retry-After), send fewer in parallel, use the asynchronous job API, or ask for a higher tier (TTS_TIER_CONCURRENCY sets the caps).', openaiType: 'rate_limit_error', retryable: true,
@@ -531,6 +540,7 @@ const ELEVENLABS_CODES: Partial<Record<ErrorCode, string>> = {
   TTS_CONCURRENCY_LIMIT: 'concurrent_limit_exceeded',
   TTS_TEXT_TOO_LONG: 'max_character_limit_exceeded',
   VALIDATION_FAILED: 'invalid_parameters',
+  STREAM_CONTEXTS_EXCEEDED: 'max_active_conversations',
 };
 
 /**
