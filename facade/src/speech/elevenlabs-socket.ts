@@ -22,6 +22,7 @@
  * message (an unknown context, one context too many, text refused, SSML the node rejects) leave the
  * socket and the session open.
  */
+import { performance } from 'node:perf_hooks';
 import type { RawData, WebSocket } from 'ws';
 import { elevenLabsErrorOf, TtsError } from '@tts/common';
 import { TextAligner, type CharacterTimes } from './alignment.js';
@@ -41,6 +42,8 @@ export interface ElevenLabsSocketOptions {
    * @default 1 MiB
    */
   readonly maxUnsentBytes?: number;
+  /** Receives, per context, the time from a flush (or end of input) to the next audio sent, s. */
+  readonly onFlushToAudio?: (seconds: number) => void;
 }
 
 /** Close codes (RFC 6455 section 7.4.1). */
@@ -143,6 +146,8 @@ interface SocketContext {
   ended: boolean;
   /** Cancelled: none of its audio goes out any more. */
   cancelled: boolean;
+  /** When a flush (or end of input) not yet followed by audio was asked, ms (performance.now). */
+  flushedAt: number | undefined;
 }
 
 /** Runs one ElevenLabs socket over its session until the socket closes. */
@@ -246,7 +251,7 @@ class ElevenLabsSocket {
   }
 
   private open(id: string): SocketContext {
-    const context: SocketContext = { id, aligner: new TextAligner(), atSession: false, ended: false, cancelled: false };
+    const context: SocketContext = { id, aligner: new TextAligner(), atSession: false, ended: false, cancelled: false, flushedAt: undefined };
     this.contexts.set(id, context);
     return context;
   }
@@ -263,10 +268,14 @@ class ElevenLabsSocket {
       context.atSession = true;
       await this.session.pushText(context.id, text);
     }
-    if (flush && context.atSession) await this.session.flush(context.id);
+    if (flush && context.atSession) {
+      context.flushedAt ??= performance.now();
+      await this.session.flush(context.id);
+    }
     if (ends) {
       context.ended = true;
       if (!context.atSession) return this.final(context);
+      context.flushedAt ??= performance.now();
       await this.session.end(context.id);
     }
   }
@@ -321,6 +330,10 @@ class ElevenLabsSocket {
     switch (event.kind) {
       case 'audio': {
         if (context === undefined || context.cancelled) return;
+        if (context.flushedAt !== undefined && event.audio.length > 0) {
+          this.options.onFlushToAudio?.((performance.now() - context.flushedAt) / 1000);
+          context.flushedAt = undefined;
+        }
         const { text, normalized } = context.aligner.take(event.words);
         this.send({ audio: event.audio.toString('base64'), ...(this.multi ? {} : { isFinal: false }), normalizedAlignment: alignmentJson(normalized), alignment: alignmentJson(text) }, context.id);
         this.touch();

@@ -5,6 +5,7 @@
  */
 import type { WebSocket } from 'ws';
 import { TtsError } from '@tts/common';
+import { instruments } from '@tts/common/telemetry';
 import { callerOf } from '../../middleware/access.js';
 import { acceptWebSocket, requireUpgrade } from '../../realtime/upgrade.js';
 import type { HandlerContext, QueryOf, PathOf } from '../../handler-context.js';
@@ -42,7 +43,8 @@ export async function serveElevenLabsSocket(kind: ElevenLabsSocketKind, { req, r
       signal,
       deliver: async (session) => {
         ws = await acceptWebSocket(req, res);
-        await runElevenLabsSocket(ws, session, { kind, inactivityMs });
+        const attributes = { 'tts.engine': session.info.engine, 'tts.protocol': `elevenlabs-${kind}` };
+        await runElevenLabsSocket(ws, session, { kind, inactivityMs, onFlushToAudio: (s) => instruments().sessionFlushToAudio.record(s, attributes) });
       },
     });
   } catch (err) {
