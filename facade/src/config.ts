@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, DEFAULT_MAX_UPLOAD_BYTES, envBool, envEnum, envInt, envNumber, envOptional, envString, envLogLevel, readGrpcTlsConfig, type GrpcTlsConfig, type LogLevel } from '@tts/common';
 import { ROUTING_POLICIES, type RoutingPolicyName } from '@tts/common/routing';
-import { parseAuthMode, parseTierConcurrency, parseTierRates, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, type AuthMode } from './identity/index.js';
+import { parseAuthMode, parseTierConcurrency, parseTierRates, parseTierSessions, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, TIER_SESSIONS_VARIABLE, type AuthMode } from './identity/index.js';
+import { MAX_SESSION_INACTIVITY_SEC } from './realtime/session-limits.js';
 import { parseAddressRanges, parseTrustedProxies, type AddressRanges, type TrustedProxies } from './middleware/client-address.js';
 import { CORS_ORIGINS_VARIABLE, parseCorsOrigins } from './middleware/cors.js';
 import { parseObjectives, type SloObjectives } from './operations/slo/objectives.js';
@@ -128,6 +129,18 @@ export interface FacadeConfig {
    * nodes' fair sharing of an engine. @default none: free 2, pro 10, enterprise 32 (TTS_TIER_CONCURRENCY)
    */
   readonly tierConcurrency: Readonly<Record<string, number>>;
+  /**
+   * Streaming sessions (WebSocket, Wyoming) a key of a tier may hold open at once, by tier name:
+   * `pro=32` (integers from 1 to 10000); more are refused with 429 SESSION_LIMIT_EXCEEDED.
+   * @default none: free 2, pro 16, enterprise 128 (TTS_TIER_SESSIONS)
+   */
+  readonly tierSessions: Readonly<Record<string, number>>;
+  /**
+   * Seconds a streaming session may stay without a message from its client before it is closed;
+   * a client may ask for more (ElevenLabs' `inactivity_timeout`), up to 180. @default 20
+   * (TTS_SESSION_INACTIVITY_TIMEOUT_SEC)
+   */
+  readonly sessionInactivityTimeoutSec: number;
   /** Leading zero bits the proof of work needs. @default 18 (TTS_CHALLENGE_DIFFICULTY) */
   readonly challengeDifficulty: number;
   /** PostgreSQL schema of the facade's tables. @default "public" (TTS_DB_SCHEMA) */
@@ -275,6 +288,8 @@ export function loadFacadeConfig(env: NodeJS.ProcessEnv = process.env): FacadeCo
     provenanceSecret: envOptional(env, 'TTS_PROVENANCE_SECRET'),
     tierRates: parseTierRates(envOptional(env, TIER_RATE_VARIABLE)),
     tierConcurrency: parseTierConcurrency(envOptional(env, TIER_CONCURRENCY_VARIABLE)),
+    tierSessions: parseTierSessions(envOptional(env, TIER_SESSIONS_VARIABLE)),
+    sessionInactivityTimeoutSec: envInt(env, 'TTS_SESSION_INACTIVITY_TIMEOUT_SEC', 20, { min: 1, max: MAX_SESSION_INACTIVITY_SEC }),
     challengeDifficulty: envInt(env, 'TTS_CHALLENGE_DIFFICULTY', 18, { min: 1, max: 32 }),
     dbSchema: envString(env, 'TTS_DB_SCHEMA', 'public'),
     kvPrefix: envString(env, 'TTS_KV_PREFIX', 'tts'),

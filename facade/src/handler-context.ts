@@ -20,6 +20,7 @@ import type { Speech } from './speech/speak.js';
 import type { CleanupService } from './operations/cleanup.js';
 import type { LogStreamHub } from './operations/log-stream.js';
 import type { StreamSlots } from './operations/stream-slots.js';
+import type { SessionLimits } from './realtime/session-limits.js';
 import type { SloService } from './operations/slo/service.js';
 import type { AnalysisGateway } from './references/audio-analysis.js';
 import type { ReferenceService } from './references/references.js';
@@ -76,6 +77,8 @@ export interface FacadeDeps {
   readonly logStreams: LogStreamHub;
   /** Long-lived streams open per credential (TTS_MAX_STREAMS_PER_CREDENTIAL). */
   readonly streamSlots: StreamSlots;
+  /** Places of streaming sessions per caller, and their inactivity time-out (realtime/session-limits.ts). */
+  readonly sessionLimits: SessionLimits;
   /** Audio analysis on the inference nodes (reference clips, transcription, watermark detection). */
   readonly analysis: AnalysisGateway;
   /** Reference clips: validation, transcription, the owner's stored clips. */

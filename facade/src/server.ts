@@ -31,6 +31,7 @@ import type { FacadeDeps } from './handler-context.js';
 import { CleanupService } from './operations/cleanup.js';
 import { LogStreamHub } from './operations/log-stream.js';
 import { StreamSlots } from './operations/stream-slots.js';
+import { SessionLimits } from './realtime/session-limits.js';
 import { NodeRouter } from './cluster/node-router.js';
 import { SloService } from './operations/slo/service.js';
 import { observeWriteBehind } from '@tts/common/telemetry';
@@ -147,6 +148,7 @@ export async function start(options: FacadeStartOptions = {}): Promise<RunningFa
     ),
     logStreams: new LogStreamHub(),
     streamSlots: new StreamSlots(config.maxStreamsPerCredential),
+    sessionLimits: new SessionLimits({ tiers: access.tiers, inactivityTimeoutSec: config.sessionInactivityTimeoutSec }),
     analysis,
     abuseReports: new AbuseReports(compliance, analysis, access.database),
     compliance,

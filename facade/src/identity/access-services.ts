@@ -32,7 +32,7 @@ export interface AccessServices {
   readonly database: Database;
   readonly kv: Kv;
   readonly apiKeys: ApiKeyService;
-  /** The API key tiers with their configured rates and concurrency caps (TTS_TIER_RATE_PER_MINUTE, TTS_TIER_CONCURRENCY). */
+  /** The API key tiers with their configured rates and concurrency caps (TTS_TIER_RATE_PER_MINUTE, TTS_TIER_CONCURRENCY, TTS_TIER_SESSIONS). */
   readonly tiers: TierTable;
   readonly admin: AdminKeyVerifier;
   readonly authenticator: Authenticator;
@@ -81,7 +81,7 @@ export async function openAccessServices(config: FacadeConfig, logger: Logger, s
   const studioRepo = new StudioRepository(database);
   // Embedded, this facade is the only writer of the identity tables, so its caches can live longer.
   const identityCacheMs = config.identityCacheMs ?? (embedded ? 60_000 : 2000);
-  const tiers = new TierTable(config.tierRates, config.tierConcurrency);
+  const tiers = new TierTable(config.tierRates, config.tierConcurrency, config.tierSessions);
   const apiKeys = new ApiKeyService({ repository: apiKeyRepo, cacheTtlMs: identityCacheMs, tiers });
   const challenge = new ChallengeService({
     secret: await loadChallengeSecret({ envValue: config.challengeSecret, secrets: new SecretRepository(database) }),

@@ -56,6 +56,7 @@ export function tierView(tier: Tier): JsonObject {
     max_text_length: tier.maxTextLength,
     concurrent_jobs: tier.concurrentJobs,
     concurrent_requests: tier.concurrentRequests,
+    concurrent_sessions: tier.concurrentSessions,
     price_per_million_chars_usd: tier.pricePerMillionCharsUsd,
   };
 }

@@ -63,7 +63,7 @@ export {
 export { RATE_PROFILES, RateLimitedError, rateLimitHeaders, RateLimitService, rateLimitView, type RateLimitView, type RateProfile } from './rate-limits.js';
 export { MAX_FILTER_LENGTH, parseDay, parseDayRange, parseFilter, parseFlag, parseLimit, REPORT_LIMIT, type LimitBounds } from './report-query.js';
 export { checkTextLength, DEFAULT_TIER, findPricedTier, findTier, STUDIO_TIERS, TIERS, type Tier } from './tiers.js';
-export { parseTierConcurrency, parseTierRates, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, TierTable } from './tier-table.js';
+export { parseTierConcurrency, parseTierRates, parseTierSessions, TIER_CONCURRENCY_VARIABLE, TIER_RATE_VARIABLE, TIER_SESSIONS_VARIABLE, TierTable } from './tier-table.js';
 export {
   UsageService,
   type CostDashboardQuery,

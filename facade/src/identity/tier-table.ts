@@ -16,6 +16,11 @@ export const TIER_CONCURRENCY_VARIABLE = 'TTS_TIER_CONCURRENCY';
 /** Bounds of a tier's concurrency cap. */
 export const MAX_TIER_CONCURRENCY = 1000;
 
+/** The variable an administrator sets tiers' streaming-session caps with: `pro=32,enterprise=256`. */
+export const TIER_SESSIONS_VARIABLE = 'TTS_TIER_SESSIONS';
+/** Bounds of a tier's session cap. */
+export const MAX_TIER_SESSIONS = 10_000;
+
 /**
  * Parses `name=integer` pairs of `variable` separated by commas (blank = none). Throws ConfigError
  * naming the variable for an unknown tier, a repeated tier, or a value `what.valid` refuses.
@@ -52,6 +57,14 @@ export function parseTierConcurrency(value: string | undefined): Readonly<Record
   return parseTierIntegers(TIER_CONCURRENCY_VARIABLE, value, { noun: 'cap', example: 'pro=8', range: `1 to ${MAX_TIER_CONCURRENCY}`, valid: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_TIER_CONCURRENCY });
 }
 
+/**
+ * Parses TTS_TIER_SESSIONS (`pro=32,enterprise=256`): streaming sessions a key may hold open at
+ * once, by tier; throws ConfigError naming the variable.
+ */
+export function parseTierSessions(value: string | undefined): Readonly<Record<string, number>> {
+  return parseTierIntegers(TIER_SESSIONS_VARIABLE, value, { noun: 'cap', example: 'pro=32', range: `1 to ${MAX_TIER_SESSIONS}`, valid: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_TIER_SESSIONS });
+}
+
 /** The tiers with their configured rates and concurrency caps; looked up by name. */
 export class TierTable {
   readonly tiers: readonly Tier[];
@@ -59,10 +72,15 @@ export class TierTable {
   /**
    * `rates`: calls per minute by tier name (from `parseTierRates`); `concurrency`: synchronous
    * syntheses in flight per key by tier name (from `parseTierConcurrency`); other tiers keep their
-   * defaults.
+   * defaults; `sessions`: streaming sessions per key by tier name (from `parseTierSessions`).
    */
-  constructor(rates: Readonly<Record<string, number>> = {}, concurrency: Readonly<Record<string, number>> = {}) {
-    this.tiers = Object.freeze(TIERS.map((t) => Object.freeze({ ...t, ratePerMinute: rates[t.name] ?? t.ratePerMinute, concurrentRequests: concurrency[t.name] ?? t.concurrentRequests })));
+  constructor(rates: Readonly<Record<string, number>> = {}, concurrency: Readonly<Record<string, number>> = {}, sessions: Readonly<Record<string, number>> = {}) {
+    this.tiers = Object.freeze(TIERS.map((t) => Object.freeze({
+      ...t,
+      ratePerMinute: rates[t.name] ?? t.ratePerMinute,
+      concurrentRequests: concurrency[t.name] ?? t.concurrentRequests,
+      concurrentSessions: sessions[t.name] ?? t.concurrentSessions,
+    })));
   }
 
   /** The tier called `name`, or undefined. */

@@ -18,7 +18,7 @@ describe('tiers', () => {
     const view = tiersView();
     assert.equal(view['default_tier'], DEFAULT_TIER);
     assert.deepEqual(Object.keys((view['tiers'] as Record<string, unknown>[])[0]!), [
-      'name', 'rate_per_minute', 'daily_char_quota', 'monthly_char_quota', 'max_text_length', 'concurrent_jobs', 'concurrent_requests', 'price_per_million_chars_usd',
+      'name', 'rate_per_minute', 'daily_char_quota', 'monthly_char_quota', 'max_text_length', 'concurrent_jobs', 'concurrent_requests', 'concurrent_sessions', 'price_per_million_chars_usd',
     ]);
   });
 
@@ -46,6 +46,7 @@ describe('tiers', () => {
 
   it('applies configured concurrency caps (TTS_TIER_CONCURRENCY) beside the rates, refusing bad values naming the variable', () => {
     assert.deepEqual(TIERS.map((t) => t.concurrentRequests), [2, 10, 32]);
+    assert.deepEqual(TIERS.map((t) => t.concurrentSessions), [2, 16, 128]);
     const table = new TierTable(parseTierRates('pro=1200'), parseTierConcurrency('pro=8, free=1'));
     assert.equal(table.require('pro').concurrentRequests, 8);
     assert.equal(table.require('pro').ratePerMinute, 1200);

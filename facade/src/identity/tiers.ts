@@ -26,6 +26,12 @@ export interface Tier {
    * the key's weight in the nodes' fair sharing of an engine between callers.
    */
   readonly concurrentRequests: number;
+  /**
+   * Streaming sessions (the WebSocket and Wyoming sessions: text in pieces, audio out) a key may
+   * hold open at once (more: 429 SESSION_LIMIT_EXCEEDED). Separate from `concurrentRequests`: an
+   * agent holds one session per conversation for its whole life, mostly idle.
+   */
+  readonly concurrentSessions: number;
   /** Price in US dollars per million successful characters. */
   readonly pricePerMillionCharsUsd: number;
 }
@@ -37,9 +43,9 @@ export interface Tier {
  * volume).
  */
 export const TIERS: readonly Tier[] = [
-  { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, concurrentRequests: 2, pricePerMillionCharsUsd: 0 },
-  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, concurrentRequests: 10, pricePerMillionCharsUsd: 15 },
-  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, concurrentRequests: 32, pricePerMillionCharsUsd: 10 },
+  { name: 'free', ratePerMinute: 360, dailyCharQuota: 10_000, monthlyCharQuota: 100_000, maxTextLength: 1_000, concurrentJobs: 1, concurrentRequests: 2, concurrentSessions: 2, pricePerMillionCharsUsd: 0 },
+  { name: 'pro', ratePerMinute: 360, dailyCharQuota: 500_000, monthlyCharQuota: 5_000_000, maxTextLength: 5_000, concurrentJobs: 4, concurrentRequests: 10, concurrentSessions: 16, pricePerMillionCharsUsd: 15 },
+  { name: 'enterprise', ratePerMinute: 360, dailyCharQuota: 5_000_000, monthlyCharQuota: 100_000_000, maxTextLength: 20_000, concurrentJobs: 16, concurrentRequests: 32, concurrentSessions: 128, pricePerMillionCharsUsd: 10 },
 ];
 
 /**
@@ -48,9 +54,9 @@ export const TIERS: readonly Tier[] = [
  * character (VIP is a subscription), so their price is 0.
  */
 export const STUDIO_TIERS = {
-  guest: { name: 'studio_guest', ratePerMinute: 8, dailyCharQuota: 5_000, monthlyCharQuota: 50_000, maxTextLength: 500, concurrentJobs: 1, concurrentRequests: 1, pricePerMillionCharsUsd: 0 },
-  registered: { name: 'studio_member', ratePerMinute: 8, dailyCharQuota: 20_000, monthlyCharQuota: 200_000, maxTextLength: 2_000, concurrentJobs: 2, concurrentRequests: 2, pricePerMillionCharsUsd: 0 },
-  vip: { name: 'studio_vip', ratePerMinute: 8, dailyCharQuota: 200_000, monthlyCharQuota: 3_000_000, maxTextLength: 10_000, concurrentJobs: 4, concurrentRequests: 4, pricePerMillionCharsUsd: 0 },
+  guest: { name: 'studio_guest', ratePerMinute: 8, dailyCharQuota: 5_000, monthlyCharQuota: 50_000, maxTextLength: 500, concurrentJobs: 1, concurrentRequests: 1, concurrentSessions: 1, pricePerMillionCharsUsd: 0 },
+  registered: { name: 'studio_member', ratePerMinute: 8, dailyCharQuota: 20_000, monthlyCharQuota: 200_000, maxTextLength: 2_000, concurrentJobs: 2, concurrentRequests: 2, concurrentSessions: 1, pricePerMillionCharsUsd: 0 },
+  vip: { name: 'studio_vip', ratePerMinute: 8, dailyCharQuota: 200_000, monthlyCharQuota: 3_000_000, maxTextLength: 10_000, concurrentJobs: 4, concurrentRequests: 4, concurrentSessions: 2, pricePerMillionCharsUsd: 0 },
 } as const satisfies Record<string, Tier>;
 
 /** The API key tier or studio tier called `name` (usage reports price both), or undefined. */

@@ -18,10 +18,17 @@ export class InFlightLimiter {
    * all are taken.
    */
   acquire(subject: string, limit: number): InFlightRelease {
-    const n = this.inFlight.get(subject) ?? 0;
-    if (n >= limit) {
-      throw new TtsError('TTS_CONCURRENCY_LIMIT', `This caller already has ${n} syntheses in flight; its tier allows ${limit} at once.`, { retryAfterSec: 1 });
+    const release = this.tryAcquire(subject, limit);
+    if (release === undefined) {
+      throw new TtsError('TTS_CONCURRENCY_LIMIT', `This caller already has ${this.count(subject)} syntheses in flight; its tier allows ${limit} at once.`, { retryAfterSec: 1 });
     }
+    return release;
+  }
+
+  /** A place for `subject` under `limit`: its release (idempotent), or undefined when it holds `limit` already. */
+  tryAcquire(subject: string, limit: number): InFlightRelease | undefined {
+    const n = this.inFlight.get(subject) ?? 0;
+    if (n >= limit) return undefined;
     this.inFlight.set(subject, n + 1);
     let released = false;
     return () => {

@@ -130,7 +130,9 @@ export class Speech {
       textField: settings.fields.text ?? 'text',
       mode: cloning ? 'clone' : settings.mode,
       consentConfirmed: settings.consentConfirmed,
-      synchronous: output.kind !== 'job',
+      // A session holds a session place instead (realtime/session-limits.ts, taken by its adapter
+      // before the handshake): an agent keeps one per conversation, mostly idle.
+      synchronous: output.kind === 'file' || output.kind === 'stream',
     };
     await s.metering.run(
       caller,

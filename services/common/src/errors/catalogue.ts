@@ -398,6 +398,14 @@ export const ERROR_CATALOGUE = {
     http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This credential already holds as many open long-lived streams (log streams) as it may.',
     hint: 'Close a stream you no longer read, or wait for the Retry-After delay; the cap is TTS_MAX_STREAMS_PER_CREDENTIAL per facade replica.', openaiType: 'rate_limit_error', retryable: true,
   },
+  SESSION_LIMIT_EXCEEDED: {
+    http: 429, grpc: 'RESOURCE_EXHAUSTED', message: 'This API key already holds as many open streaming sessions as its tier allows.',
+    hint: 'Close a session you no longer use (or end its contexts and reuse it: one session holds several contexts), wait for the Retry-After delay, or ask for a higher tier (TTS_TIER_SESSIONS sets the caps; GET /api/auth/tiers lists them).', openaiType: 'rate_limit_error', retryable: true,
+  },
+  SESSION_INACTIVE: {
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The streaming session was closed: its client sent nothing for longer than its inactivity timeout.',
+    hint: 'Send a keep-alive message (ElevenLabs: a text of one space) within the timeout, or ask for a longer one (inactivity_timeout, up to 180 s).', openaiType: 'invalid_request_error', retryable: true,
+  },
   WEBSOCKET_UPGRADE_REQUIRED: {
     http: 426, grpc: 'FAILED_PRECONDITION', message: 'This operation is a WebSocket: the request must ask to upgrade the connection.',
     hint: 'Connect with a WebSocket client (ws:// or wss://, `Connection: Upgrade`, `Upgrade: websocket`) rather than a plain HTTP request.', openaiType: 'invalid_request_error', retryable: false,
