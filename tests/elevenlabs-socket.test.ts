@@ -376,7 +376,7 @@ describe('ElevenLabs-compatible WebSockets (stream-input, multi-stream-input)', 
     await noSession();
   });
 
-  test('a missing or wrong key, a bad parameter, an unknown voice: HTTP answers before the handshake in ElevenLabs\' shape, nothing synthesized', async () => {
+  test('a missing or wrong key, a bad parameter, an unknown voice, one session too many: HTTP answers before the handshake in ElevenLabs\' shape, nothing synthesized', async () => {
     const refused = async (url: string, headers: Record<string, string>): Promise<{ status: number; body: { detail: unknown } }> => {
       const req = httpRequest(url.replace(/^ws/, 'http'), { headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'), 'Sec-WebSocket-Version': '13', ...headers } });
       req.end();
@@ -402,6 +402,20 @@ describe('ElevenLabs-compatible WebSockets (stream-input, multi-stream-input)', 
     assert.equal(unknownVoice.status, 422);
     assert.equal((unknownVoice.body.detail as { code: string }).code, 'voice_not_found');
     assert.equal(sessions(), 0);
+    // A key of the free tier holds two sessions; a third is refused before its handshake, and a place frees when a socket closes.
+    const free = { 'xi-api-key': (await p.createKey({ name: 'free-sessions', tier: 'free' })).apiKey };
+    const held = [await Client.open(multi(), free), await Client.open(multi(), free)];
+    const third = await refused(multi(), free);
+    assert.equal(third.status, 429);
+    assert.equal((third.body.detail as { platform_code: string }).platform_code, 'SESSION_LIMIT_EXCEEDED');
+    held[0]!.ws.close();
+    await held[0]!.closed;
+    const again = await Client.open(multi(), free);
+    for (const c of [held[1]!, again]) {
+      c.ws.close();
+      await c.closed;
+    }
+    await noSession();
     // The ws client sees the refusal as an unexpected response, never an open socket.
     await assert.rejects(Client.open(multi(), {}), (e: Error & { status?: number }) => e.status === 401);
   });

@@ -14,13 +14,10 @@ import { runElevenLabsSocket, socketErrorOf, type ElevenLabsSocketKind } from '.
 import { elevenLabsSettingsOf } from '../speech-request.js';
 
 /** A request of either socket operation, with the services it uses. */
-type SocketRequest = Pick<HandlerContext<'elevenLabsStreamInput', Pick<FacadeDeps, 'speech'>>, 'req' | 'res' | 'deps' | 'requestId' | 'signal'> & {
+type SocketRequest = Pick<HandlerContext<'elevenLabsStreamInput', Pick<FacadeDeps, 'speech' | 'sessionLimits'>>, 'req' | 'res' | 'deps' | 'requestId' | 'signal'> & {
   readonly query: QueryOf<'elevenLabsStreamInput'> | QueryOf<'elevenLabsMultiStreamInput'>;
   readonly params: PathOf<'elevenLabsStreamInput'> | PathOf<'elevenLabsMultiStreamInput'>;
 };
-
-/** ElevenLabs' default inactivity timeout, s. */
-const DEFAULT_INACTIVITY_SEC = 20;
 
 /** Serves one ElevenLabs socket of `kind` for the request's caller. */
 export async function serveElevenLabsSocket(kind: ElevenLabsSocketKind, { req, res, deps, requestId, signal, query, params }: SocketRequest): Promise<void> {
@@ -31,14 +28,13 @@ export async function serveElevenLabsSocket(kind: ElevenLabsSocketKind, { req, r
     { output_format: query.output_format, optimize_streaming_latency: query.optimize_streaming_latency },
     true,
   );
-  // TODO(issue 31 item 6): take the key's session place here once main has session-limits.ts:
-  // `const release = deps.sessionLimits.acquire(caller)` (429 SESSION_LIMIT_EXCEEDED before the
-  // handshake), released in a finally; and the timeout from
-  // `deps.sessionLimits.inactivityMs(query.inactivity_timeout)` instead of the line below.
-  const inactivityMs = (query.inactivity_timeout ?? DEFAULT_INACTIVITY_SEC) * 1000;
+  // The caller's place among its tier's sessions (429 SESSION_LIMIT_EXCEEDED before the handshake).
+  const caller = callerOf(res);
+  const release = deps.sessionLimits.acquire(caller);
+  const inactivityMs = deps.sessionLimits.inactivityMs(query.inactivity_timeout);
   let ws: WebSocket | undefined;
   try {
-    await deps.speech.speak(callerOf(res), { requestId, endpoint: `GET /v1/text-to-speech/{voice_id}/${kind}`, text: '', settings }, {
+    await deps.speech.speak(caller, { requestId, endpoint: `GET /v1/text-to-speech/{voice_id}/${kind}`, text: '', settings }, {
       kind: 'session',
       signal,
       deliver: async (session) => {
@@ -55,5 +51,7 @@ export async function serveElevenLabsSocket(kind: ElevenLabsSocketKind, { req, r
       ws.send(JSON.stringify(socketErrorOf(error, 1011)));
       ws.close(1011, error.code);
     }
+  } finally {
+    release();
   }
 }
