@@ -126,6 +126,10 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
   elevenLabsStream: { path: '/v1/text-to-speech/flite:slt/stream?output_format=mp3_22050_32', body: { text: 'Hi.' } },
   elevenLabsConvertWithTimestamps: { path: '/v1/text-to-speech/alloy/with-timestamps?output_format=alaw_8000', body: { text: 'Hi.' } },
   elevenLabsStreamWithTimestamps: { path: '/v1/text-to-speech/flite:slt/stream/with-timestamps?output_format=ulaw_8000', body: { text: 'Hi.', model_id: 'eleven_flash_v2_5' } },
+  // WebSocket operations: a plain GET past access control is the handler's 426 (the upgrade runs
+  // the same access control before its handshake: tests/elevenlabs-socket.test.ts).
+  elevenLabsStreamInput: { path: '/v1/text-to-speech/flite:slt/stream-input', ok: 426 },
+  elevenLabsMultiStreamInput: { path: '/v1/text-to-speech/flite:slt/multi-stream-input?output_format=pcm_16000', ok: 426 },
   retrieveModel: { path: '/v1/models/tts-1' },
   classifyError: { path: '/api/errors/classify', body: { http_status: 503 } },
   solveAuthChallenge: { path: '/api/auth/challenge', form: { challenge: 'x', solution: 'y' }, ok: 403 },

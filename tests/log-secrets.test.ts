@@ -3,13 +3,17 @@
  * every log line of the whole test run) recognises each credential format of the platform and the
  * tests' passwords, and not their public or masked forms; and a platform that logs at debug level
  * while it is handed every kind of credential (API keys good and bad, in each header that carries
- * one, the administrator key, a speech WebSocket token (minted, used, reused), a
+ * one, the ElevenLabs socket with a key in its header and its opening message, the administrator
+ * key, a speech WebSocket token (minted, used, reused), a
  * studio login with a password and a wrong one, a session, web job tokens in headers and URLs, a
  * challenge pass, a model-hub token) writes none of them in a log line.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
+import { WebSocket } from 'ws';
 import { setLogLevel, setLogSink } from '@tts/common';
 import { generateApiKey, solveChallenge } from '@tts/facade/testing';
 import { findSecrets, type SECRET_PATTERNS, testLiterals } from './support/secret-scan.js';
@@ -68,6 +72,18 @@ describe('a platform logging at debug level writes no credential it is handed', 
       // ElevenLabs' header, right and wrong.
       assert.equal((await postJson(url('/v1/text-to-speech/flite:slt?output_format=pcm_16000'), { text: 'Eleven.' }, { 'xi-api-key': p.apiKey })).status, 200);
       assert.equal((await postJson(url('/v1/text-to-speech/flite:slt/stream'), { text: 'Eleven.' }, { 'xi-api-key': stranger })).status, 401);
+      // ElevenLabs' socket: the key in the header (and a key in the opening message, which is not read), then a wrong key.
+      const wsUrl = `${p.url.replace(/^http/, 'ws')}/v1/text-to-speech/flite:slt/stream-input?output_format=pcm_16000`;
+      const eleven = new WebSocket(wsUrl, { headers: { 'xi-api-key': p.apiKey } });
+      eleven.on('error', () => undefined);
+      await once(eleven, 'open');
+      for (const m of [{ text: ' ', xi_api_key: stranger }, { text: 'Eleven socket. ' }, { text: '' }]) eleven.send(JSON.stringify(m));
+      assert.equal((await once(eleven, 'close'))[0], 1000);
+      const refused = new WebSocket(wsUrl, { headers: { 'xi-api-key': stranger } });
+      refused.on('error', () => undefined);
+      const [, answer] = (await once(refused, 'unexpected-response')) as [unknown, IncomingMessage];
+      assert.equal(answer.statusCode, 401);
+      answer.resume();
       await (await fetch(url(`/api/jobs/nope?api_key=${stranger}`))).arrayBuffer();
       await (await fetch(url('/api/auth/keys'), { headers: { 'x-admin-key': `${p.adminKey}x` } })).arrayBuffer();
       // Studio: register with a password, log in wrongly and rightly, use the session.

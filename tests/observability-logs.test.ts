@@ -8,11 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, lstatSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { WebSocket } from 'ws';
 import { createLogger, recentLogs, setLogSink } from '@tts/common';
 import { startTelemetry, type Telemetry, PLATFORM_METRICS } from '@tts/common/telemetry';
 import { SloRepository } from '@tts/facade/testing';
@@ -271,12 +273,19 @@ describe('logs, audio events, system info, cleanup and telemetry (in-process)', 
   });
 
   test('Prometheus endpoint of the process: semantic-convention and platform metrics', async () => {
+    // A streaming session's context: flushed, then its first audio (tts.session.flush_to_first_audio).
+    const socket = new WebSocket(`${p.url.replace(/^http/, 'ws')}/v1/text-to-speech/flite:slt/multi-stream-input?output_format=pcm_16000`, { headers: { 'xi-api-key': p.apiKey } });
+    socket.on('error', () => undefined);
+    await once(socket, 'open');
+    for (const m of [{ text: 'Measured.', context_id: 'm', flush: true }, { text: '', context_id: 'm', flush: true }, { close_socket: true }]) socket.send(JSON.stringify(m));
+    await once(socket, 'close');
     const text = await (await fetch(`http://127.0.0.1:${telemetry.status.metricsPort}/metrics`)).text();
     const m = PLATFORM_METRICS;
-    for (const metric of [m.httpServerDuration, m.httpServerActiveRequests, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs, m.writeBehindBuffered, m.writeBehindDropped]) {
+    for (const metric of [m.httpServerDuration, m.httpServerActiveRequests, m.rpcServerDuration, m.rpcClientDuration, m.queueTime, m.batchSize, m.timeToFirstAudio, m.sessionFlushToAudio, m.realTimeFactor, m.charactersSynthesized, m.nodeInFlight, m.jobs, m.writeBehindBuffered, m.writeBehindDropped]) {
       assert.match(text, new RegExp(`^${metric.prometheus}(_bucket|_count|_sum)?\\{`, 'm'), metric.prometheus);
     }
     assert.match(text, /http_server_request_duration_count\{[^}]*http_route="\/api\/tts"[^}]*\} \d+/);
+    assert.match(text, /tts_session_flush_to_first_audio_count\{[^}]*tts_protocol="elevenlabs-multi-stream-input"[^}]*\} [1-9]/);
     assert.match(text, /rpc_server_call_duration_count\{[^}]*rpc_method="tts\.v1\.Synthesizer\/Synthesize"/);
     for (const records of ['usage_events', 'consent_audit', 'slo_requests']) assert.match(text, new RegExp(`^tts_write_behind_buffered\\{[^}]*tts_records="${records}"`, 'm'), records);
   });

@@ -85,17 +85,24 @@ export function isUpgrade(req: Request): boolean {
 }
 
 /**
+ * Throws TtsError WEBSOCKET_UPGRADE_REQUIRED (426, with `Upgrade: websocket`) for a plain HTTP
+ * request: a handler that does work before its handshake (opening a session) checks first.
+ */
+export function requireUpgrade(req: Request, res: Response): void {
+  if (pending.has(req)) return;
+  res.setHeader('Upgrade', 'websocket');
+  throw new TtsError('WEBSOCKET_UPGRADE_REQUIRED');
+}
+
+/**
  * Completes the handshake of a WebSocket operation's request; throws TtsError
  * WEBSOCKET_UPGRADE_REQUIRED (426) for a plain HTTP request. The response object is detached from
  * the socket; its `finish` and `close` events are emitted when the WebSocket closes, so what
  * counts open streams (stream-limit.ts) and request telemetry end with the session.
  */
 export function acceptWebSocket(req: Request, res: Response): Promise<WebSocket> {
-  const upgrade = pending.get(req);
-  if (upgrade === undefined) {
-    res.setHeader('Upgrade', 'websocket');
-    throw new TtsError('WEBSOCKET_UPGRADE_REQUIRED');
-  }
+  requireUpgrade(req, res);
+  const upgrade = pending.get(req)!;
   pending.delete(req);
   const { server: wss, open } = upgrade.routes;
   res.detachSocket(upgrade.socket as never);

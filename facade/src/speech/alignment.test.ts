@@ -65,4 +65,17 @@ describe('TextAligner', () => {
     assert.deepEqual([...first.text.starts, ...second.text.starts, ...rest.starts], whole.text.starts);
     assert.deepEqual([...first.normalized.characters, ...second.normalized.characters].join(''), whole.normalized.characters.join(''));
   });
+
+  it('takes text in pieces (a streaming session) as it takes the whole text at once', () => {
+    const words = [w('One', 0, 0.3), w('two', 0.3, 0.6), w('Three', 1, 1.4), w('four', 1.4, 1.8)];
+    const pieced = new TextAligner();
+    pieced.append('One tw');
+    const first = pieced.take(words.slice(0, 1));
+    pieced.append('o. Three four.');
+    const second = pieced.take(words.slice(1));
+    const rest = pieced.rest(2);
+    const whole = alignText('One two. Three four.', words, 2);
+    assert.deepEqual([...first.text.characters, ...second.text.characters, ...rest.characters], whole.text.characters);
+    assert.deepEqual([...first.text.starts, ...second.text.starts, ...rest.starts], whole.text.starts);
+  });
 });

@@ -45,9 +45,9 @@ function spread(into: { characters: string[]; starts: number[]; ends: number[] }
 
 /** Walks a text's characters (code points, as ElevenLabs counts them) as its words' timings arrive. */
 export class TextAligner {
-  private readonly chars: string[];
+  private readonly chars: string[] = [];
   /** The text's letters and digits in lower case, one entry per character ('' for the others). */
-  private readonly folded: string[];
+  private readonly folded: string[] = [];
   /** Characters given out so far. */
   private cursor = 0;
   /** End of the last character given out, s. */
@@ -56,9 +56,16 @@ export class TextAligner {
   /** End of the last word as read, s. */
   private lastEndNormalized = 0;
 
-  constructor(text: string) {
-    this.chars = Array.from(text);
-    this.folded = this.chars.map((c) => (WORD_CHAR.test(c) ? c.toLowerCase() : ''));
+  constructor(text = '') {
+    this.append(text);
+  }
+
+  /** More text after what the aligner has (a streaming session's text arrives in pieces). */
+  append(text: string): void {
+    for (const c of text) {
+      this.chars.push(c);
+      this.folded.push(WORD_CHAR.test(c) ? c.toLowerCase() : '');
+    }
   }
 
   /**

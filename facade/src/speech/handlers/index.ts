@@ -5,8 +5,10 @@ import { deleteLexiconEntry } from './deleteLexiconEntry.js';
 import { elevenLabsConvert } from './elevenLabsConvert.js';
 import { elevenLabsConvertWithTimestamps } from './elevenLabsConvertWithTimestamps.js';
 import { elevenLabsListVoices } from './elevenLabsListVoices.js';
+import { elevenLabsMultiStreamInput } from './elevenLabsMultiStreamInput.js';
 import { elevenLabsSearchVoices } from './elevenLabsSearchVoices.js';
 import { elevenLabsStream } from './elevenLabsStream.js';
+import { elevenLabsStreamInput } from './elevenLabsStreamInput.js';
 import { elevenLabsStreamWithTimestamps } from './elevenLabsStreamWithTimestamps.js';
 import { getLexicon } from './getLexicon.js';
 import { listEngines } from './listEngines.js';
@@ -36,6 +38,8 @@ export const SPEECH_HANDLERS = {
   elevenLabsStream,
   elevenLabsConvertWithTimestamps,
   elevenLabsStreamWithTimestamps,
+  elevenLabsStreamInput,
+  elevenLabsMultiStreamInput,
   elevenLabsListVoices,
   elevenLabsSearchVoices,
 } as const;

@@ -436,7 +436,7 @@ export const ERROR_CATALOGUE = {
     hint: 'Send a message (a space as text keeps a session open without speaking) within `inactivity_timeout` seconds (20 by default, up to 180 as session.start asks), or open a new session when there is text.', openaiType: 'invalid_request_error', retryable: true,
   },
   STREAM_CLIENT_TOO_SLOW: {
-    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The client did not read the session\'s audio: as much as the server holds for one socket waited unread for the inactivity timeout; the session is closed.',
+    http: 408, grpc: 'DEADLINE_EXCEEDED', message: 'The client did not read the session\'s audio: more waited unsent than the server holds for one socket (for as long as the protocol allows); the session is closed.',
     hint: 'Read the socket as the audio arrives (a browser does unless its page is blocked), and open a new session.', openaiType: 'invalid_request_error', retryable: true,
   },
   TTS_CONCURRENCY_LIMIT: {
@@ -557,6 +557,7 @@ const ELEVENLABS_CODES: Partial<Record<ErrorCode, string>> = {
   TTS_CONCURRENCY_LIMIT: 'concurrent_limit_exceeded',
   TTS_TEXT_TOO_LONG: 'max_character_limit_exceeded',
   VALIDATION_FAILED: 'invalid_parameters',
+  STREAM_CONTEXTS_EXCEEDED: 'max_active_conversations',
 };
 
 /**

@@ -28,6 +28,7 @@ export const PLATFORM_METRICS = {
   queueTime: { name: 'tts.queue.time', unit: 's', prometheus: 'tts_queue_time' },
   batchSize: { name: 'tts.batch.size', unit: '{request}', prometheus: 'tts_batch_size' },
   timeToFirstAudio: { name: 'tts.time_to_first_audio', unit: 's', prometheus: 'tts_time_to_first_audio' },
+  sessionFlushToAudio: { name: 'tts.session.flush_to_first_audio', unit: 's', prometheus: 'tts_session_flush_to_first_audio' },
   realTimeFactor: { name: 'tts.real_time_factor', unit: '1', prometheus: 'tts_real_time_factor' },
   charactersSynthesized: { name: 'tts.characters.synthesized', unit: '{character}', prometheus: 'tts_characters_synthesized_total' },
   jobs: { name: 'tts.jobs', unit: '{job}', prometheus: 'tts_jobs' },
@@ -54,6 +55,8 @@ export interface PlatformInstruments {
   readonly batchSize: Histogram;
   /** Node: from a call's start to its first audio (tts.engine, tts.streaming). */
   readonly timeToFirstAudio: Histogram;
+  /** Facade: in a streaming session, from a context's flush (or end of input) to its next audio sent (tts.engine, tts.protocol). */
+  readonly sessionFlushToAudio: Histogram;
   /** Node: compute seconds per second of audio, per synthesis (tts.engine). */
   readonly realTimeFactor: Histogram;
   /** Node: input characters synthesized (tts.engine, tts.outcome). */
@@ -94,6 +97,7 @@ function current(): { meter: Meter; instruments: PlatformInstruments } {
         advice: { explicitBucketBoundaries: [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64] },
       }),
       timeToFirstAudio: seconds(m.timeToFirstAudio, 'Time from the start of a synthesis to its first audio.'),
+      sessionFlushToAudio: seconds(m.sessionFlushToAudio, 'Time from a flush in a streaming session to the next audio sent to its client.'),
       realTimeFactor: meter.createHistogram(m.realTimeFactor.name, {
         unit: m.realTimeFactor.unit,
         description: 'Engine compute seconds per second of audio produced (below 1 is faster than real time).',
