@@ -21,6 +21,9 @@
  *    could play (playback starting at its first audio). A level holds when no context underran,
  *    no session was refused or failed and every context ended (`isFinal`). Target: >= 64 sessions
  *    with flite:slt; past capacity new sessions are refused with a code.
+ * 4. Memory of idle sessions: BENCH_STREAMING_IDLE_SESSIONS sockets (default 100) opened with one
+ *    context each and left idle; the facade's process (the launcher's control process) PSS after
+ *    they opened minus before, per session. Target: <= 64 KB per idle session.
  * Writes bench/results/streaming.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { callUnary, closeAllClients, schedulerClient, synthesizerClient } from '@tts/common';
 import { launchPlatform, type LaunchedPlatform } from './platform.js';
+import { processTree, roleOf, smapsRollup } from './process-tree.js';
 import { percentile, r } from './support.js';
 
 const SESSIONS = Number(process.env['BENCH_STREAMING_SESSIONS'] ?? 50);
@@ -38,6 +42,7 @@ const levelsOf = (v: string): number[] => v.split(',').map((s) => Number(s.trim(
 const LEVELS = levelsOf(process.env['BENCH_STREAMING_LEVELS'] ?? '32,64,96');
 const DEFAULT_LEVELS = levelsOf(process.env['BENCH_STREAMING_DEFAULT_LEVELS'] ?? '8,16,32');
 const CAPACITY_SEC = Number(process.env['BENCH_STREAMING_SEC'] ?? 120);
+const IDLE_SESSIONS = Number(process.env['BENCH_STREAMING_IDLE_SESSIONS'] ?? 100);
 const SENTENCE_EVERY_MS = 3000;
 const PIECE_GAP_MS = 150;
 const SAMPLE_RATE = 16_000;
@@ -302,6 +307,32 @@ async function capacity(p: LaunchedPlatform, key: string, voice: string, n: numb
   return result;
 }
 
+/** PSS of the control process (the facade, with the scheduler), KB. */
+function controlPssKb(p: LaunchedPlatform): number {
+  const pid = processTree(p.pid).find((x) => roleOf(x) === 'control');
+  if (pid === undefined) throw new Error('no control process');
+  return (smapsRollup(pid)['Pss'] ?? Number.NaN) * 1024;
+}
+
+/** KB of the facade's PSS per idle open session. */
+async function idleSessionKb(p: LaunchedPlatform, key: string): Promise<{ sessions: number; pss_before_kb: number; pss_after_kb: number; per_session_kb: number }> {
+  // Two warm sessions first, so the first-use allocations do not count as per-session cost.
+  for (const s of [await Session.open(p, key, FLITE), await Session.open(p, key, FLITE)]) s.close();
+  await sleep(2000);
+  const before = controlPssKb(p);
+  const open: Session[] = [];
+  for (let i = 0; i < IDLE_SESSIONS; i++) {
+    const s = await Session.open(p, key, FLITE);
+    s.send({ text: ' ', context_id: 'idle' });
+    open.push(s);
+  }
+  await sleep(2000);
+  const after = controlPssKb(p);
+  for (const s of open) s.close();
+  await sleep(1000);
+  return { sessions: IDLE_SESSIONS, pss_before_kb: Math.round(before), pss_after_kb: Math.round(after), per_session_kb: r((after - before) / IDLE_SESSIONS, 1) };
+}
+
 /** A key of `tier`, created with the administrator key the bench's platform was started with. */
 async function createKey(p: LaunchedPlatform, tier: string): Promise<string> {
   const res = await fetch(`${p.url}/api/auth/keys`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-admin-key': p.adminKey }, body: JSON.stringify({ name: 'bench-streaming', tier }) });
@@ -336,6 +367,8 @@ try {
     slot_free_after_close_ms: { p50: r(percentile(slotFree, 50), 1), max: r(Math.max(...slotFree), 1), never: barge.length - slotFree.length },
   };
   console.log(`barge-in: ${JSON.stringify(bargeIns)}`);
+  const idle = await idleSessionKb(platform, key);
+  console.log(`idle sessions: ${JSON.stringify(idle)}`);
   const levels: LevelResult[] = [];
   for (const n of LEVELS) levels.push(await capacity(platform, key, FLITE, n));
   for (const n of DEFAULT_LEVELS) levels.push(await capacity(platform, key, DEFAULT_VOICE, n));
@@ -348,6 +381,7 @@ try {
     settings: { sessions: SESSIONS, barge_ins: BARGE_INS, levels: LEVELS, default_levels: DEFAULT_LEVELS, capacity_seconds: CAPACITY_SEC, sentence_every_ms: SENTENCE_EVERY_MS, piece_gap_ms: PIECE_GAP_MS, output_format: `pcm_${SAMPLE_RATE}`, protocol: 'ElevenLabs multi-stream-input', tier: 'enterprise' },
     flush_to_first_audio_ms: first,
     barge_in: bargeIns,
+    idle_sessions: idle,
     capacity: { levels, holds_up_to: { [FLITE]: capacityOf(FLITE), [DEFAULT_VOICE]: capacityOf(DEFAULT_VOICE) } },
     targets: {
       first_audio_flite_p50_le_30ms: (first[FLITE]?.p50 ?? Infinity) <= 30,
@@ -355,6 +389,7 @@ try {
       no_audio_20ms_after_close: Math.max(...lastAudio) <= 20,
       slot_free_within_50ms: slotFree.length === barge.length && Math.max(...slotFree) <= 50,
       capacity_flite_ge_64: capacityOf(FLITE) >= 64,
+      idle_session_le_64kb: idle.per_session_kb <= 64,
     },
   };
   console.log(`targets ${JSON.stringify(out.targets)}`);
