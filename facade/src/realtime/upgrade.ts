@@ -109,6 +109,12 @@ export function acceptWebSocket(req: Request, res: Response): Promise<WebSocket>
   res.statusCode = 101;
   return new Promise((resolve, reject) => {
     const onClose = (): void => reject(new TtsError('TTS_CANCELLED', 'The client closed the connection during the handshake.'));
+    // The client may have gone while the handler prepared (an adapter opens its session first):
+    // its 'close' has already fired, so it would never be heard.
+    if (upgrade.socket.destroyed) {
+      onClose();
+      return;
+    }
     upgrade.socket.once('close', onClose);
     wss.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
       upgrade.socket.off('close', onClose);
