@@ -433,7 +433,7 @@ describe('speak: an interactive session (the streaming adapters)', () => {
     assert.equal(w.runs[0]?.outcome, 'ok');
     assert.equal(w.runs[0]?.req.characters, 0, 'nothing known up front');
     assert.equal(w.runs[0]?.characters, 20);
-    assert.equal(w.runs[0]?.req.synchronous, true, 'a session holds one of the caller\'s places in flight');
+    assert.equal(w.runs[0]?.req.synchronous, false, 'a session holds a session place (its adapter takes it), not one of the caller\'s synchronous places');
   });
 
   it('a session that fails is metered with what it spoke; a clone is refused before anything opens', async () => {
