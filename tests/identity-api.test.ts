@@ -50,6 +50,8 @@ const SAMPLES: Record<string, { method: string; path: string; body?: unknown; fo
   elevenLabsStream: { method: 'POST', path: '/v1/text-to-speech/flite:slt/stream?output_format=pcm_16000', body: { text: 'Hi.' }, ok: 200 },
   elevenLabsConvertWithTimestamps: { method: 'POST', path: '/v1/text-to-speech/flite:slt/with-timestamps?output_format=pcm_16000', body: { text: 'Hi.' }, ok: 200 },
   elevenLabsStreamWithTimestamps: { method: 'POST', path: '/v1/text-to-speech/flite:slt/stream/with-timestamps?output_format=ulaw_8000', body: { text: 'Hi.' }, ok: 200 },
+  elevenLabsStreamInput: { method: 'GET', path: '/v1/text-to-speech/flite:slt/stream-input', ok: 426 },
+  elevenLabsMultiStreamInput: { method: 'GET', path: '/v1/text-to-speech/flite:slt/multi-stream-input?output_format=pcm_16000', ok: 426 },
   elevenLabsListVoices: { method: 'GET', path: '/v1/voices', ok: 200 },
   elevenLabsSearchVoices: { method: 'GET', path: '/v2/voices?page_size=2', ok: 200 },
   listModels: { method: 'GET', path: '/v1/models', ok: 200 },
